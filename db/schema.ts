@@ -1,0 +1,251 @@
+/**
+ * Drizzle schema. Column names are the interface document's field names
+ * (`start_datetime`, `is_visible`, `userId`, `createdAt`, ...), so the wire
+ * shapes map onto rows without renaming.
+ */
+import { sql } from "drizzle-orm";
+import {
+  type AnySQLiteColumn,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+
+/** Millisecond timestamps, exposed to the API as ISO 8601 strings. */
+const timestamps = {
+  createdAt: integer("createdAt", { mode: "timestamp_ms" }).notNull(),
+  updatedAt: integer("updatedAt", { mode: "timestamp_ms" }).notNull(),
+};
+
+export const USER_ROLES = ["admin", "editor", "user"] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  email: text("email").notNull().unique(),
+  /** argon2id PHC string; never serialised. */
+  password: text("password").notNull(),
+  description: text("description").notNull().default(""),
+  is_active: integer("is_active", { mode: "boolean" }).notNull().default(true),
+  to_notify: integer("to_notify", { mode: "boolean" }).notNull().default(false),
+  role: text("role", { enum: USER_ROLES }).notNull().default("user"),
+  ...timestamps,
+}, (t) => [index("users_role_idx").on(t.role)]);
+
+/** Instance settings as JSON values; also holds internal keys such as the JWT secret. */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value", { mode: "json" }).notNull(),
+  updatedAt: integer("updatedAt", { mode: "timestamp_ms" }).notNull(),
+});
+
+export const instances = sqliteTable("instances", {
+  domain: text("domain").primaryKey(),
+  name: text("name"),
+  blocked: integer("blocked", { mode: "boolean" }).notNull().default(false),
+  data: text("data", { mode: "json" }),
+  applicationActor: text("applicationActor"),
+  ...timestamps,
+});
+
+export const apUsers = sqliteTable("ap_users", {
+  ap_id: text("ap_id").primaryKey(),
+  follower: integer("follower", { mode: "boolean" }).notNull().default(false),
+  following: integer("following", { mode: "boolean" }).notNull().default(false),
+  trusted: integer("trusted", { mode: "boolean" }).notNull().default(false),
+  blocked: integer("blocked", { mode: "boolean" }).notNull().default(false),
+  object: text("object", { mode: "json" }),
+  instanceDomain: text("instanceDomain").references(() => instances.domain, {
+    onDelete: "set null",
+  }),
+  ...timestamps,
+}, (t) => [
+  index("ap_users_instance_idx").on(t.instanceDomain),
+  index("ap_users_follower_idx").on(t.follower),
+]);
+
+export const places = sqliteTable("places", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  address: text("address").notNull().default(""),
+  ap_id: text("ap_id").unique(),
+  postal_address: text("postal_address", { mode: "json" }),
+  latitude: real("latitude"),
+  longitude: real("longitude"),
+  ...timestamps,
+}, (t) => [
+  // Places are deduplicated by name and address together.
+  uniqueIndex("places_name_address_idx").on(t.name, t.address),
+]);
+
+export const EVENT_STATUSES = [
+  "EventScheduled",
+  "EventCancelled",
+  "EventPostponed",
+  "EventRescheduled",
+  "EventMovedOnline",
+] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+export interface MediaItem {
+  name: string;
+  url: string;
+  height: number | null;
+  width: number | null;
+  size: number | null;
+  focalpoint: [number, number];
+}
+
+export interface Recurrence {
+  frequency: string;
+  type: string;
+  [key: string]: unknown;
+}
+
+export const events = sqliteTable("events", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  title: text("title").notNull(),
+  slug: text("slug").notNull().unique(),
+  status: text("status", { enum: EVENT_STATUSES }).notNull().default(
+    "EventScheduled",
+  ),
+  /** Unix seconds. */
+  start_datetime: integer("start_datetime").notNull(),
+  /** Unix seconds, or null when the event has no announced end. */
+  end_datetime: integer("end_datetime"),
+  description: text("description").notNull().default(""),
+  is_visible: integer("is_visible", { mode: "boolean" }).notNull().default(
+    true,
+  ),
+  online_locations: text("online_locations", { mode: "json" }).$type<
+    string[]
+  >().notNull().default(sql`'[]'`),
+  recurrent: text("recurrent", { mode: "json" }).$type<Recurrence | null>(),
+  media: text("media", { mode: "json" }).$type<MediaItem[]>().notNull()
+    .default(sql`'[]'`),
+  ld_signature: text("ld_signature", { mode: "json" }),
+  ap_object: text("ap_object", { mode: "json" }),
+  likes: text("likes", { mode: "json" }).$type<unknown[]>().notNull().default(
+    sql`'[]'`,
+  ),
+  boost: text("boost", { mode: "json" }).$type<unknown[]>().notNull().default(
+    sql`'[]'`,
+  ),
+  ap_id: text("ap_id").unique(),
+  userId: integer("userId").references(() => users.id, {
+    onDelete: "set null",
+  }),
+  parentId: integer("parentId").references((): AnySQLiteColumn => events.id, {
+    onDelete: "cascade",
+  }),
+  placeId: integer("placeId").references(() => places.id, {
+    onDelete: "restrict",
+  }),
+  apUserApId: text("apUserApId").references(() => apUsers.ap_id, {
+    onDelete: "cascade",
+  }),
+  ...timestamps,
+}, (t) => [
+  index("events_start_idx").on(t.start_datetime),
+  index("events_end_idx").on(t.end_datetime),
+  index("events_parent_idx").on(t.parentId),
+  index("events_user_idx").on(t.userId),
+  index("events_place_idx").on(t.placeId),
+  index("events_ap_user_idx").on(t.apUserApId),
+]);
+
+export const tags = sqliteTable("tags", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  /** The first spelling ever stored. */
+  tag: text("tag").notNull(),
+  /** NFC + lower case; the one key tags are matched on. */
+  normalizedTag: text("normalizedTag").notNull().unique(),
+});
+
+export const eventTags = sqliteTable("event_tags", {
+  eventId: integer("eventId").notNull().references(() => events.id, {
+    onDelete: "cascade",
+  }),
+  tagId: integer("tagId").notNull().references(() => tags.id, {
+    onDelete: "cascade",
+  }),
+}, (t) => [
+  primaryKey({ columns: [t.eventId, t.tagId] }),
+  index("event_tags_tag_idx").on(t.tagId, t.eventId),
+]);
+
+export const messages = sqliteTable("messages", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  message: text("message").notNull(),
+  author: text("author").notNull(),
+  is_author_visible: integer("is_author_visible", { mode: "boolean" })
+    .notNull().default(false),
+  eventId: integer("eventId").notNull().references(() => events.id, {
+    onDelete: "cascade",
+  }),
+  ...timestamps,
+}, (t) => [index("messages_event_idx").on(t.eventId)]);
+
+export const resources = sqliteTable("resources", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  activitypub_id: text("activitypub_id").notNull().unique(),
+  hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
+  data: text("data", { mode: "json" }),
+  apUserApId: text("apUserApId").references(() => apUsers.ap_id, {
+    onDelete: "cascade",
+  }),
+  eventId: integer("eventId").references(() => events.id, {
+    onDelete: "cascade",
+  }),
+  ...timestamps,
+}, (t) => [
+  index("resources_event_idx").on(t.eventId),
+  index("resources_created_idx").on(t.createdAt),
+  index("resources_ap_user_idx").on(t.apUserApId),
+]);
+
+export const collections = sqliteTable("collections", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  isActive: integer("isActive", { mode: "boolean" }).notNull().default(true),
+  /** Pinned collections are shown first. */
+  isTop: integer("isTop", { mode: "boolean" }).notNull().default(false),
+  sortIndex: integer("sortIndex").notNull().default(0),
+  ...timestamps,
+}, (t) => [index("collections_sort_idx").on(t.sortIndex)]);
+
+export interface FilterPlace {
+  id: number;
+  name: string;
+}
+export interface FilterActor {
+  ap_id: string | null;
+}
+
+export const filters = sqliteTable("filters", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  negate: integer("negate", { mode: "boolean" }).notNull().default(false),
+  tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(
+    sql`'[]'`,
+  ),
+  places: text("places", { mode: "json" }).$type<FilterPlace[]>().notNull()
+    .default(sql`'[]'`),
+  actors: text("actors", { mode: "json" }).$type<FilterActor[]>().notNull()
+    .default(sql`'[]'`),
+  collectionId: integer("collectionId").notNull().references(
+    () => collections.id,
+    { onDelete: "cascade" },
+  ),
+  ...timestamps,
+}, (t) => [index("filters_collection_idx").on(t.collectionId)]);
+
+/** Hits counted by sliding-window rate limits (failed logins, registrations). */
+export const rateLimitHits = sqliteTable("rate_limit_hits", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  key: text("key").notNull(),
+  at: integer("at").notNull(),
+}, (t) => [index("rate_limit_hits_key_at_idx").on(t.key, t.at)]);

@@ -1,0 +1,103 @@
+/** Environment -> typed configuration, validated once at start. */
+import { z } from "zod";
+
+const booleanFromEnv = z.enum(["true", "false", "1", "0", "yes", "no", ""])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const databaseUrl = z.string().refine(
+  (v) =>
+    v === ":memory:" ||
+    /^(file:|libsql:\/\/|https:\/\/|http:\/\/|wss?:\/\/)/.test(v),
+  "must start with file:, libsql://, https:// or http://, or be :memory:",
+);
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(8000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: databaseUrl.default("file:data/quando.db"),
+  DATABASE_AUTH_TOKEN: z.string().optional(),
+  JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+  ALLOW_PRIVATE_ADDRESSES: booleanFromEnv.default(false),
+  LOG_LEVEL: z.enum(["debug", "info", "warning", "error"]).default("info"),
+  PASSWORD_HASHER: z.enum(["native", "wasm"]).default("native"),
+  TRUST_PROXY: booleanFromEnv.default(false),
+  ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(31_536_000).default(
+    86_400,
+  ),
+  BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
+}).refine((e) => !e.ADMIN_EMAIL === !e.ADMIN_PASSWORD, {
+  message: "ADMIN_EMAIL and ADMIN_PASSWORD must be set together",
+  path: ["ADMIN_PASSWORD"],
+});
+
+export type LogLevel = "debug" | "info" | "warning" | "error";
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public origin without a trailing slash. */
+  baseUrl: string;
+  databaseUrl: string;
+  databaseAuthToken?: string;
+  /** From the environment; when absent one is generated and kept in `settings`. */
+  jwtSecret?: string;
+  adminEmail?: string;
+  adminPassword?: string;
+  allowPrivateAddresses: boolean;
+  logLevel: LogLevel;
+  passwordHasher: "native" | "wasm";
+  /** Read the client address from X-Forwarded-For / CF-Connecting-IP. */
+  trustProxy: boolean;
+  accessTokenTtl: number;
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`,
+    );
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads and validates the configuration; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  // Empty strings count as unset, as shells and .env files often leave them.
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) =>
+        `${i.path.join(".") || "env"}: ${i.message}`
+      ),
+    );
+  }
+  const e = parsed.data;
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(
+    /\/+$/,
+    "",
+  );
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    databaseUrl: e.DATABASE_URL,
+    databaseAuthToken: e.DATABASE_AUTH_TOKEN,
+    jwtSecret: e.JWT_SECRET,
+    adminEmail: e.ADMIN_EMAIL?.trim().toLowerCase(),
+    adminPassword: e.ADMIN_PASSWORD,
+    allowPrivateAddresses: e.ALLOW_PRIVATE_ADDRESSES,
+    logLevel: e.LOG_LEVEL,
+    passwordHasher: e.PASSWORD_HASHER,
+    trustProxy: e.TRUST_PROXY,
+    accessTokenTtl: e.ACCESS_TOKEN_TTL,
+    bodyLimit: e.BODY_LIMIT,
+  };
+}

@@ -1,0 +1,118 @@
+/** Instance settings: a typed list of known keys with defaults, stored as JSON rows. */
+import { inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { settings } from "../db/schema.ts";
+import type { Clock } from "./clock.ts";
+import { randomToken } from "./auth/tokens.ts";
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every setting an admin may read and write, with its type. */
+export const settingsSchema = z.strictObject({
+  instance_title: z.string().trim().min(1).max(100),
+  instance_description: z.string().max(2000),
+  instance_timezone: z.string().refine(isTimeZone, "unknown IANA time zone"),
+  instance_locale: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/),
+  allow_registration: z.boolean(),
+  allow_anon_event: z.boolean(),
+  allow_recurrent_event: z.boolean(),
+  recurrent_event_visible: z.boolean(),
+  enable_federation: z.boolean(),
+  enable_resources: z.boolean(),
+  hide_boosts: z.boolean(),
+  instance_actor: z.string().regex(
+    /^[a-z0-9_]{1,30}$/,
+    "lower-case letters, digits and _ (1-30)",
+  ),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+export type SettingKey = keyof Settings;
+
+/** Defaults for keys never written. */
+export const DEFAULT_SETTINGS: Settings = {
+  instance_title: "Quando",
+  instance_description: "",
+  instance_timezone: "UTC",
+  instance_locale: "en",
+  allow_registration: false,
+  allow_anon_event: false,
+  allow_recurrent_event: true,
+  recurrent_event_visible: true,
+  enable_federation: true,
+  enable_resources: true,
+  hide_boosts: false,
+  instance_actor: "relay",
+};
+
+const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as SettingKey[];
+
+/** Keys that live in the same table but are never shown through the API. */
+const JWT_SECRET_KEY = "internal:jwt_secret";
+
+/** All known settings, stored values over defaults. */
+export async function getSettings(db: Db): Promise<Settings> {
+  const rows = await db.select().from(settings).where(
+    inArray(settings.key, SETTING_KEYS),
+  );
+  const out: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  for (const row of rows) {
+    // A stored value of the wrong type (hand-edited database) falls back to the default.
+    const check = settingsSchema.shape[row.key as SettingKey].safeParse(
+      row.value,
+    );
+    if (check.success) out[row.key] = check.data;
+  }
+  return out as Settings;
+}
+
+/** Writes a validated partial update atomically and returns the new settings. */
+export async function updateSettings(
+  db: Db,
+  clock: Clock,
+  patch: Partial<Settings>,
+): Promise<Settings> {
+  const now = clock.now();
+  const writes = Object.entries(patch).filter(([, v]) => v !== undefined).map((
+    [key, value],
+  ) =>
+    db.insert(settings).values({ key, value, updatedAt: now })
+      .onConflictDoUpdate({
+        target: settings.key,
+        set: { value: sql`excluded.value`, updatedAt: now },
+      })
+  );
+  if (writes.length > 0) {
+    await db.batch(writes as [typeof writes[0], ...typeof writes]);
+  }
+  return getSettings(db);
+}
+
+/**
+ * The HS256 secret: the configured one, or one generated on first start and kept
+ * in `settings` so tokens survive restarts. Safe against two processes racing.
+ */
+export async function ensureJwtSecret(
+  db: Db,
+  clock: Clock,
+  configured?: string,
+): Promise<string> {
+  if (configured) return configured;
+  await db.insert(settings).values({
+    key: JWT_SECRET_KEY,
+    value: randomToken(48),
+    updatedAt: clock.now(),
+  }).onConflictDoNothing();
+  const [row] = await db.select().from(settings).where(
+    inArray(settings.key, [JWT_SECRET_KEY]),
+  );
+  return String(row.value);
+}

@@ -1,0 +1,187 @@
+/** User accounts: creation, listing, changes, and their wire shape. */
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { type UserRole, users } from "../db/schema.ts";
+import type { Clock } from "./clock.ts";
+import type { PasswordHasher } from "./auth/password.ts";
+import { conflict, isUniqueViolation, notFound } from "./errors.ts";
+
+export type UserRow = typeof users.$inferSelect;
+
+/** The User resource of the interface document. Never carries the password hash. */
+export interface UserJson {
+  id: number;
+  email: string;
+  description: string;
+  is_active: boolean;
+  to_notify: boolean;
+  role: UserRole;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Full user form, for the user themself and admins. */
+export function serializeUser(row: UserRow): UserJson {
+  return {
+    id: row.id,
+    email: row.email,
+    description: row.description,
+    is_active: row.is_active,
+    to_notify: row.to_notify,
+    role: row.role,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Public user form: no e-mail, no account state. */
+export function serializeUserPublic(
+  row: Pick<UserRow, "id" | "description" | "role">,
+) {
+  return { id: row.id, description: row.description, role: row.role };
+}
+
+/** E-mail addresses are compared trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export interface NewUser {
+  email: string;
+  password: string;
+  role?: UserRole;
+  description?: string;
+  is_active?: boolean;
+  to_notify?: boolean;
+}
+
+/** Creates a user; 409 when the e-mail is taken. */
+export async function createUser(
+  db: Db,
+  hasher: PasswordHasher,
+  clock: Clock,
+  input: NewUser,
+): Promise<UserRow> {
+  const now = clock.now();
+  const password = await hasher.hash(input.password);
+  try {
+    const [row] = await db.insert(users).values({
+      email: normalizeEmail(input.email),
+      password,
+      role: input.role ?? "user",
+      description: input.description ?? "",
+      is_active: input.is_active ?? true,
+      to_notify: input.to_notify ?? false,
+      createdAt: now,
+      updatedAt: now,
+    }).returning();
+    return row;
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw conflict("A user with this e-mail already exists");
+    }
+    throw err;
+  }
+}
+
+export async function findUserById(
+  db: Db,
+  id: number,
+): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id));
+  return row;
+}
+
+export async function findUserByEmail(
+  db: Db,
+  email: string,
+): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(
+    eq(users.email, normalizeEmail(email)),
+  );
+  return row;
+}
+
+/** One page of users, oldest first, with the total count. */
+export async function listUsers(
+  db: Db,
+  page: number,
+  pageSize: number,
+): Promise<{ data: UserRow[]; count: number; totalPages: number }> {
+  const [rows, [{ total }]] = await db.batch([
+    db.select().from(users).orderBy(asc(users.id)).limit(pageSize).offset(
+      (page - 1) * pageSize,
+    ),
+    db.select({ total: count() }).from(users),
+  ]);
+  return { data: rows, count: total, totalPages: Math.ceil(total / pageSize) };
+}
+
+export interface UserPatch {
+  role?: UserRole;
+  is_active?: boolean;
+  description?: string;
+  to_notify?: boolean;
+  password?: string;
+}
+
+async function otherActiveAdmins(db: Db, id: number): Promise<number> {
+  const [{ n }] = await db.select({ n: count() }).from(users).where(
+    and(eq(users.role, "admin"), eq(users.is_active, true), ne(users.id, id)),
+  );
+  return n;
+}
+
+/**
+ * Changes a user. Refuses (409) to demote, deactivate or delete the last active
+ * admin, so an instance can never lock itself out.
+ */
+export async function updateUser(
+  db: Db,
+  hasher: PasswordHasher,
+  clock: Clock,
+  id: number,
+  patch: UserPatch,
+): Promise<UserRow> {
+  const current = await findUserById(db, id);
+  if (!current) throw notFound("User");
+  const losesAdmin = current.role === "admin" && current.is_active &&
+    ((patch.role !== undefined && patch.role !== "admin") ||
+      patch.is_active === false);
+  if (losesAdmin && (await otherActiveAdmins(db, id)) === 0) {
+    throw conflict("This is the last active admin");
+  }
+  const set: Partial<typeof users.$inferInsert> = { updatedAt: clock.now() };
+  if (patch.role !== undefined) set.role = patch.role;
+  if (patch.is_active !== undefined) set.is_active = patch.is_active;
+  if (patch.description !== undefined) set.description = patch.description;
+  if (patch.to_notify !== undefined) set.to_notify = patch.to_notify;
+  if (patch.password !== undefined) {
+    set.password = await hasher.hash(patch.password);
+  }
+  const [row] = await db.update(users).set(set).where(eq(users.id, id))
+    .returning();
+  if (!row) throw notFound("User");
+  return row;
+}
+
+/** Deletes a user (their events stay, without an owner). */
+export async function deleteUser(db: Db, id: number): Promise<void> {
+  const current = await findUserById(db, id);
+  if (!current) throw notFound("User");
+  if (
+    current.role === "admin" && current.is_active &&
+    (await otherActiveAdmins(db, id)) === 0
+  ) {
+    throw conflict("This is the last active admin");
+  }
+  await db.delete(users).where(eq(users.id, id));
+}
+
+/** Whether any active admin exists. */
+export async function hasActiveAdmin(db: Db): Promise<boolean> {
+  const [row] = await db.select({ one: sql<number>`1` }).from(users).where(
+    and(eq(users.role, "admin"), eq(users.is_active, true)),
+  ).limit(1);
+  return row !== undefined;
+}

@@ -1,0 +1,162 @@
+/**
+ * Server entry for Deno and Deno Deploy.
+ *   deno task start            serve (migrates a file: database first)
+ *   deno task user <command>   manage users (see lib/cli/users.ts)
+ *   deno task db:migrate       apply migrations (any database, Turso included)
+ */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { mkdirSync } from "node:fs";
+import { type Database, migrateDatabase, openDatabase } from "./db/client.ts";
+import { createPasswordHasher } from "./lib/auth/password.ts";
+import { type CliIO, runUserCommand } from "./lib/cli/users.ts";
+import { systemClock } from "./lib/clock.ts";
+import { type Config, ConfigError, loadConfig } from "./lib/config.ts";
+import { prepareInstance } from "./lib/instance.ts";
+import { createLogger } from "./lib/log.ts";
+import { createApp } from "./routes/mod.ts";
+
+/** Creates the folder of a `file:` database so a fresh clone just runs. */
+function ensureDatabaseFolder(url: string): void {
+  if (!url.startsWith("file:")) return;
+  const path = url.startsWith("file://") ? fileURLToPath(url) : url.slice(5);
+  mkdirSync(dirname(path), { recursive: true });
+}
+
+async function open(config: Config): Promise<Database> {
+  ensureDatabaseFolder(config.databaseUrl);
+  return await openDatabase(config.databaseUrl, config.databaseAuthToken);
+}
+
+async function serve(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const database = await open(config);
+  const hasher = await createPasswordHasher(config.passwordHasher);
+  const { jwtSecret } = await prepareInstance(
+    database,
+    config,
+    hasher,
+    systemClock,
+    log,
+  );
+  const app = createApp({
+    database,
+    config: { ...config, jwtSecret },
+    clock: systemClock,
+    hasher,
+    log,
+  });
+  const server = Deno.serve(
+    {
+      port: config.port,
+      hostname: config.host,
+      onListen: ({ hostname, port }) =>
+        log.info(
+          `Quando listening on http://${hostname}:${port} (public URL ${config.baseUrl})`,
+        ),
+    },
+    (req, info) =>
+      app.fetch(req, { remoteAddr: info.remoteAddr as Deno.NetAddr }),
+  );
+  const stop = async () => {
+    await server.shutdown();
+    database.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await server.finished;
+}
+
+/** Reads a line from a terminal without echoing it. */
+async function promptHidden(prompt: string): Promise<string> {
+  const enc = new TextEncoder();
+  await Deno.stdout.write(enc.encode(prompt));
+  Deno.stdin.setRaw(true);
+  const chars: string[] = [];
+  const buf = new Uint8Array(64);
+  try {
+    outer: while (true) {
+      const n = await Deno.stdin.read(buf);
+      if (n === null) break;
+      for (const ch of new TextDecoder().decode(buf.subarray(0, n))) {
+        if (ch === "\r" || ch === "\n") break outer;
+        if (ch === "\u0003") throw new Error("cancelled");
+        if (ch === "\u007f" || ch === "\b") chars.pop();
+        else chars.push(ch);
+      }
+    }
+  } finally {
+    Deno.stdin.setRaw(false);
+    await Deno.stdout.write(enc.encode("\n"));
+  }
+  return chars.join("");
+}
+
+/** The first line of piped standard input. */
+async function readStdinLine(): Promise<string> {
+  const text = await new Response(Deno.stdin.readable).text();
+  return text.split(/\r?\n/)[0];
+}
+
+const terminalIO: CliIO = {
+  readPassword: async (prompt) => {
+    if (!Deno.stdin.isTerminal()) return await readStdinLine();
+    const first = await promptHidden(prompt);
+    const again = await promptHidden("Repeat: ");
+    if (first !== again) throw new Error("the passwords do not match");
+    return first;
+  },
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+};
+
+async function main(args: string[]): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(Deno.env.toObject());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+  const [command, ...rest] = args;
+  switch (command) {
+    case undefined:
+    case "serve":
+      await serve(config);
+      return 0;
+    case "migrate": {
+      const database = await open(config);
+      await migrateDatabase(database);
+      database.close();
+      console.log("migrations applied");
+      return 0;
+    }
+    case "user": {
+      const log = createLogger(config.logLevel);
+      const database = await open(config);
+      const hasher = await createPasswordHasher(config.passwordHasher);
+      await prepareInstance(database, config, hasher, systemClock, log);
+      try {
+        return await runUserCommand(rest, {
+          db: database.db,
+          hasher,
+          clock: systemClock,
+          io: terminalIO,
+        });
+      } finally {
+        database.close();
+      }
+    }
+    default:
+      console.error("usage: main.ts [serve | migrate | user <command>]");
+      return 2;
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

@@ -1,0 +1,40 @@
+/** Types shared by the HTTP layer: the app's dependencies and Hono environment. */
+import type { Database } from "../db/client.ts";
+import type { PasswordHasher } from "../lib/auth/password.ts";
+import type { AccessClaims, TokenCodec } from "../lib/auth/tokens.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Config } from "../lib/config.ts";
+import type { Logger } from "../lib/log.ts";
+import type { UserRow } from "../lib/users.ts";
+
+/** What `createApp` is built from. */
+export interface AppDeps {
+  database: Database;
+  config: Config & { jwtSecret: string };
+  clock: Clock;
+  hasher: PasswordHasher;
+  log: Logger;
+}
+
+/** Dependencies plus what createApp derives from them, handed to every route module. */
+export interface RouteDeps extends AppDeps {
+  tokens: TokenCodec;
+}
+
+/** The signed-in caller. */
+export interface AuthInfo {
+  user: UserRow;
+  claims: AccessClaims;
+  /** OAuth scopes of the token; null for a login token, which carries the user's full power. */
+  scopes: string[] | null;
+}
+
+export type AppEnv = {
+  Bindings: {
+    /** Set by the server entry (Deno.serve's remote address). */
+    remoteAddr?: { hostname: string };
+  };
+  Variables: {
+    auth: AuthInfo;
+  };
+};

@@ -1,0 +1,118 @@
+/** The composition root: `createApp(deps)` builds the whole HTTP application. */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { secureHeaders } from "hono/secure-headers";
+import { ApiError } from "../lib/errors.ts";
+import type { AppDeps, AppEnv, RouteDeps } from "./env.ts";
+import { errorHandler, notFoundHandler } from "./errors.ts";
+import { healthRoutes } from "./health.ts";
+import { createJwtCodec } from "./jwt.ts";
+import { loginRoutes } from "./login.ts";
+import { settingsRoutes } from "./settings.ts";
+import { userRoutes } from "./users.ts";
+import { validationHook } from "./validation.ts";
+
+export type { AppDeps } from "./env.ts";
+
+/** Builds the application from its dependencies. */
+export function createApp(deps: AppDeps) {
+  const routeDeps: RouteDeps = {
+    ...deps,
+    tokens: createJwtCodec(deps.config.jwtSecret),
+  };
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.onError(errorHandler(deps.log));
+  app.notFound(notFoundHandler);
+
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    await next();
+    // Path only: query strings may carry codes or tokens.
+    deps.log.debug("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round(performance.now() - started),
+    });
+  });
+  app.use(
+    "*",
+    secureHeaders({
+      xFrameOptions: "DENY",
+      crossOriginResourcePolicy: "cross-origin",
+      referrerPolicy: "strict-origin-when-cross-origin",
+    }),
+  );
+  app.use("/api/*", async (c, next) => {
+    await next();
+    // JSON needs no sources; the docs page sets its own policy.
+    if (c.req.path !== "/api/docs") {
+      c.header(
+        "Content-Security-Policy",
+        "default-src 'none'; frame-ancestors 'none'",
+      );
+    }
+  });
+  // Bearer tokens, not cookies, authenticate the API, so any origin may call it.
+  app.use(
+    "/api/*",
+    cors({
+      origin: "*",
+      allowHeaders: ["Authorization", "Content-Type"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+      maxAge: 86_400,
+    }),
+  );
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: deps.config.bodyLimit,
+      onError: () => {
+        throw new ApiError(
+          413,
+          "payload_too_large",
+          `The body is larger than ${deps.config.bodyLimit} bytes`,
+        );
+      },
+    }),
+  );
+
+  app.route("/", healthRoutes(routeDeps));
+  app.route("/", loginRoutes(routeDeps));
+  app.route("/", userRoutes(routeDeps));
+  app.route("/", settingsRoutes(routeDeps));
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description:
+      "A login token from POST /api/login/token, or an OAuth 2.0 access token.",
+  });
+  app.doc31("/api/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Quando API",
+      version: "0.1.0",
+      description:
+        "Federated event calendar. Errors are {error, message, details?}; " +
+        "times are Unix seconds; see the README's API notes.",
+    },
+    servers: [{ url: deps.config.baseUrl }],
+  });
+  app.get("/api/docs", async (c, next) => {
+    await next();
+    c.header(
+      "Content-Security-Policy",
+      "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; " +
+        "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; " +
+        "font-src 'self' data: https://fonts.gstatic.com https://cdn.jsdelivr.net; " +
+        "img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'",
+    );
+  }, Scalar({ url: "/api/openapi.json", pageTitle: "Quando API" }));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,73 @@
+/** GET/PUT /api/settings (admin). */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  getSettings,
+  settingsSchema,
+  updateSettings,
+} from "../lib/settings.ts";
+import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
+import type { AppEnv, RouteDeps } from "./env.ts";
+import {
+  bodyOf,
+  errorResponses,
+  jsonOrForm,
+  requireBody,
+  validationHook,
+} from "./validation.ts";
+
+// Rebuilt here: zod 4 gives `.openapi()` only to schemas made after the extension loads.
+const SettingsSchema = z.strictObject(settingsSchema.shape).openapi("Settings");
+const SettingsPatch = z.strictObject(settingsSchema.partial().shape).openapi(
+  "SettingsPatch",
+);
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/api/settings",
+  tags: ["settings"],
+  summary: "All instance settings (admin)",
+  security: bearerSecurity,
+  responses: {
+    200: {
+      description: "Every known setting with its current value",
+      content: { "application/json": { schema: SettingsSchema } },
+    },
+    ...errorResponses(401, 403),
+  },
+});
+
+const putRoute = createRoute({
+  method: "put",
+  path: "/api/settings",
+  tags: ["settings"],
+  summary: "Change settings (admin)",
+  description:
+    "Any subset of the known keys. Unknown keys and wrongly typed values are a 400 and change nothing.",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(SettingsPatch) },
+  responses: {
+    200: {
+      description: "All settings after the change",
+      content: { "application/json": { schema: SettingsSchema } },
+    },
+    ...errorResponses(400, 401, 403, 415),
+  },
+});
+
+export function settingsRoutes(deps: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const { db } = deps.database;
+  const admin = [requireAuth(deps), requireRole("admin")];
+  app.openapi(
+    { ...getRoute, middleware: admin },
+    async (c) => c.json(await getSettings(db), 200),
+  );
+  app.openapi(
+    { ...putRoute, middleware: [...admin, requireBody] },
+    async (c) => {
+      const patch = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      return c.json(await updateSettings(db, deps.clock, patch), 200);
+    },
+  );
+  return app;
+}
