@@ -2,7 +2,7 @@
  * Sliding-window rate limits kept in the database, so they hold across
  * processes and edge isolates and survive restarts.
  */
-import { and, asc, gte, inArray, lt } from "drizzle-orm";
+import { and, asc, gt, inArray, lte } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { rateLimitHits } from "../db/schema.ts";
 import type { Clock } from "./clock.ts";
@@ -29,7 +29,7 @@ export async function rateLimitRetryAfter(
     .where(
       and(
         inArray(rateLimitHits.key, keys),
-        gte(rateLimitHits.at, now - rule.windowMs),
+        gt(rateLimitHits.at, now - rule.windowMs),
       ),
     )
     .orderBy(asc(rateLimitHits.at));
@@ -61,7 +61,7 @@ export async function recordRateLimitHit(
     db.delete(rateLimitHits).where(
       and(
         inArray(rateLimitHits.key, keys),
-        lt(rateLimitHits.at, now - rule.windowMs),
+        lte(rateLimitHits.at, now - rule.windowMs),
       ),
     ),
   ]);

@@ -43,6 +43,22 @@ export async function createNativeHasher(): Promise<PasswordHasher> {
 }
 
 /**
+ * @phi-ag/argon2 0.5.28 hands `password.length` (UTF-16 code units) to argon2 as
+ * the byte length, which silently truncates non-ASCII passwords. It builds the
+ * bytes with `value + "\0"`, so an object whose string value is the password
+ * and whose `length` is its UTF-8 byte count gives argon2 the right input.
+ */
+function withUtf8Length(password: string): string {
+  const bytes = new TextEncoder().encode(password).length;
+  if (bytes === password.length) return password;
+  return {
+    length: bytes,
+    toString: () => password,
+    valueOf: () => password,
+  } as unknown as string; // see above: deliberately not a real string
+}
+
+/**
  * argon2id in WebAssembly. Pass an instantiated module on runtimes that bundle
  * the .wasm file (Workers); otherwise it is read from the package.
  */
@@ -63,7 +79,7 @@ export async function createWasmHasher(
     name: "wasm",
     hash: (password) =>
       Promise.resolve(
-        argon2.hash(password, {
+        argon2.hash(withUtf8Length(password), {
           ...ARGON2_PARAMS,
           type: Argon2Type.Argon2id,
           version: Argon2Version.Version13,
@@ -71,7 +87,9 @@ export async function createWasmHasher(
       ),
     verify: (hash, password) => {
       try {
-        return Promise.resolve(argon2.tryVerify(hash, password).success);
+        return Promise.resolve(
+          argon2.tryVerify(hash, withUtf8Length(password)).success,
+        );
       } catch {
         return Promise.resolve(false);
       }
