@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import {
   type AnySQLiteColumn,
+  blob,
   index,
   integer,
   primaryKey,
@@ -148,9 +149,21 @@ export const events = sqliteTable("events", {
   apUserApId: text("apUserApId").references(() => apUsers.ap_id, {
     onDelete: "cascade",
   }),
+  /**
+   * For an occurrence: the start its parent's rule gave it. Stays when the
+   * occurrence is moved, so the series never re-creates that slot.
+   */
+  recurrence_slot: integer("recurrence_slot"),
+  /** An occurrence edited on its own; edits of the parent no longer overwrite it. */
+  occurrence_edited: integer("occurrence_edited", { mode: "boolean" })
+    .notNull().default(false),
   ...timestamps,
 }, (t) => [
   index("events_start_idx").on(t.start_datetime),
+  // Also `events_last_idx` on coalesce(end_datetime, start_datetime), the value
+  // that decides upcoming vs past: written by hand in 0001_events.sql because
+  // drizzle-kit 0.31 mangles expression indexes.
+  uniqueIndex("events_parent_slot_idx").on(t.parentId, t.recurrence_slot),
   index("events_end_idx").on(t.end_datetime),
   index("events_parent_idx").on(t.parentId),
   index("events_user_idx").on(t.userId),
@@ -242,6 +255,18 @@ export const filters = sqliteTable("filters", {
   ),
   ...timestamps,
 }, (t) => [index("filters_collection_idx").on(t.collectionId)]);
+
+/** Uploaded files kept in the database (the embedded media store). */
+export const mediaFiles = sqliteTable("media_files", {
+  /** The file name used in URLs: random, with the type's extension. */
+  name: text("name").primaryKey(),
+  content_type: text("content_type").notNull(),
+  size: integer("size").notNull(),
+  width: integer("width"),
+  height: integer("height"),
+  data: blob("data", { mode: "buffer" }).notNull(),
+  createdAt: integer("createdAt", { mode: "timestamp_ms" }).notNull(),
+});
 
 /** Hits counted by sliding-window rate limits (failed logins, registrations). */
 export const rateLimitHits = sqliteTable("rate_limit_hits", {

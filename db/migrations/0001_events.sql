@@ -1,0 +1,14 @@
+CREATE TABLE `media_files` (
+	`name` text PRIMARY KEY NOT NULL,
+	`content_type` text NOT NULL,
+	`size` integer NOT NULL,
+	`width` integer,
+	`height` integer,
+	`data` blob NOT NULL,
+	`createdAt` integer NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE `events` ADD `recurrence_slot` integer;--> statement-breakpoint
+ALTER TABLE `events` ADD `occurrence_edited` integer DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX `events_parent_slot_idx` ON `events` (`parentId`,`recurrence_slot`);--> statement-breakpoint
+CREATE INDEX `events_last_idx` ON `events` (coalesce(`end_datetime`, `start_datetime`));
