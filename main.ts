@@ -14,6 +14,13 @@ import { systemClock } from "./lib/clock.ts";
 import { type Config, ConfigError, loadConfig } from "./lib/config.ts";
 import { prepareInstance } from "./lib/instance.ts";
 import { createLogger } from "./lib/log.ts";
+import {
+  createDbMediaStore,
+  createS3MediaStore,
+  type MediaStore,
+} from "./lib/media/store.ts";
+import { getSettings } from "./lib/settings.ts";
+import { materializeOccurrences } from "./lib/events/write.ts";
 import { createApp } from "./routes/mod.ts";
 
 /** Creates the folder of a `file:` database so a fresh clone just runs. */
@@ -39,13 +46,35 @@ async function serve(config: Config): Promise<void> {
     systemClock,
     log,
   );
+  const media: MediaStore = config.s3
+    ? createS3MediaStore(config.s3)
+    : createDbMediaStore(database.db, systemClock);
   const app = createApp({
     database,
     config: { ...config, jwtSecret },
     clock: systemClock,
     hasher,
     log,
+    media,
   });
+  // Recurring series are laid out ahead for a horizon; keep it moving.
+  const extendSeries = async () => {
+    try {
+      const settings = await getSettings(database.db);
+      const created = await materializeOccurrences({
+        db: database.db,
+        clock: systemClock,
+        settings,
+      });
+      if (created > 0) {
+        log.info("created occurrences of recurring events", { created });
+      }
+    } catch (err) {
+      log.error("extending recurring events failed", { error: String(err) });
+    }
+  };
+  await extendSeries();
+  const timer = setInterval(extendSeries, 60 * 60 * 1000);
   const server = Deno.serve(
     {
       port: config.port,
@@ -59,6 +88,7 @@ async function serve(config: Config): Promise<void> {
       app.fetch(req, { remoteAddr: info.remoteAddr as Deno.NetAddr }),
   );
   const stop = async () => {
+    clearInterval(timer);
     await server.shutdown();
     database.close();
     Deno.exit(0);

@@ -256,7 +256,10 @@ export const filters = sqliteTable("filters", {
   ...timestamps,
 }, (t) => [index("filters_collection_idx").on(t.collectionId)]);
 
-/** Uploaded files kept in the database (the embedded media store). */
+/**
+ * Every uploaded file, whatever the store: events may only reference names
+ * registered here. `data` holds the bytes when the database is the store.
+ */
 export const mediaFiles = sqliteTable("media_files", {
   /** The file name used in URLs: random, with the type's extension. */
   name: text("name").primaryKey(),
@@ -264,7 +267,7 @@ export const mediaFiles = sqliteTable("media_files", {
   size: integer("size").notNull(),
   width: integer("width"),
   height: integer("height"),
-  data: blob("data", { mode: "buffer" }).notNull(),
+  data: blob("data", { mode: "buffer" }),
   createdAt: integer("createdAt", { mode: "timestamp_ms" }).notNull(),
 });
 

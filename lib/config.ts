@@ -28,10 +28,27 @@ const envSchema = z.object({
     86_400,
   ),
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
+  MEDIA_STORE: z.enum(["db", "s3"]).default("db"),
+  MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(10_485_760),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).default("auto"),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
 }).refine((e) => !e.ADMIN_EMAIL === !e.ADMIN_PASSWORD, {
   message: "ADMIN_EMAIL and ADMIN_PASSWORD must be set together",
   path: ["ADMIN_PASSWORD"],
-});
+}).refine(
+  (e) =>
+    e.MEDIA_STORE !== "s3" ||
+    (e.S3_ENDPOINT && e.S3_BUCKET && e.S3_ACCESS_KEY_ID &&
+      e.S3_SECRET_ACCESS_KEY),
+  {
+    message:
+      "MEDIA_STORE=s3 needs S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY",
+    path: ["MEDIA_STORE"],
+  },
+);
 
 export type LogLevel = "debug" | "info" | "warning" | "error";
 
@@ -52,8 +69,18 @@ export interface Config {
   /** Read the client address from X-Forwarded-For / CF-Connecting-IP. */
   trustProxy: boolean;
   accessTokenTtl: number;
-  /** Largest accepted request body, in bytes. */
+  /** Largest accepted request body, in bytes (uploads have their own limit). */
   bodyLimit: number;
+  mediaStore: "db" | "s3";
+  /** Largest accepted upload, in bytes. */
+  mediaMaxBytes: number;
+  s3?: {
+    endpoint: string;
+    bucket: string;
+    region: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -99,5 +126,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     trustProxy: e.TRUST_PROXY,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     bodyLimit: e.BODY_LIMIT,
+    mediaStore: e.MEDIA_STORE,
+    mediaMaxBytes: e.MEDIA_MAX_BYTES,
+    s3: e.MEDIA_STORE === "s3"
+      ? {
+        endpoint: e.S3_ENDPOINT!,
+        bucket: e.S3_BUCKET!,
+        region: e.S3_REGION,
+        accessKeyId: e.S3_ACCESS_KEY_ID!,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+      }
+      : undefined,
   };
 }

@@ -5,6 +5,7 @@ import type { AccessClaims, TokenCodec } from "../lib/auth/tokens.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Config } from "../lib/config.ts";
 import type { Logger } from "../lib/log.ts";
+import type { MediaStore } from "../lib/media/store.ts";
 import type { UserRow } from "../lib/users.ts";
 
 /** What `createApp` is built from. */
@@ -14,6 +15,7 @@ export interface AppDeps {
   clock: Clock;
   hasher: PasswordHasher;
   log: Logger;
+  media: MediaStore;
 }
 
 /** Dependencies plus what createApp derives from them, handed to every route module. */

@@ -12,6 +12,9 @@ import { createJwtCodec } from "./jwt.ts";
 import { loginRoutes } from "./login.ts";
 import { settingsRoutes } from "./settings.ts";
 import { userRoutes } from "./users.ts";
+import { eventRoutes } from "./events.ts";
+import { catalogRoutes } from "./catalog.ts";
+import { mediaRoutes } from "./media.ts";
 import { validationHook } from "./validation.ts";
 
 export type { AppDeps } from "./env.ts";
@@ -65,24 +68,34 @@ export function createApp(deps: AppDeps) {
       maxAge: 86_400,
     }),
   );
-  app.use(
-    "*",
+  const limitTo = (maxSize: number) =>
     bodyLimit({
-      maxSize: deps.config.bodyLimit,
+      maxSize,
       onError: () => {
         throw new ApiError(
           413,
           "payload_too_large",
-          `The body is larger than ${deps.config.bodyLimit} bytes`,
+          `The body is larger than ${maxSize} bytes`,
         );
       },
-    }),
-  );
+    });
+  const defaultLimit = limitTo(deps.config.bodyLimit);
+  // Multipart bodies of the routes that take a file may be as large as an upload.
+  const uploadLimit = limitTo(deps.config.mediaMaxBytes + 64 * 1024);
+  app.use("*", (c, next) => {
+    const upload =
+      /^multipart\/form-data/i.test(c.req.header("content-type") ?? "") &&
+      (c.req.path === "/api/media" || c.req.path.startsWith("/api/events"));
+    return (upload ? uploadLimit : defaultLimit)(c, next);
+  });
 
   app.route("/", healthRoutes(routeDeps));
   app.route("/", loginRoutes(routeDeps));
   app.route("/", userRoutes(routeDeps));
   app.route("/", settingsRoutes(routeDeps));
+  app.route("/", eventRoutes(routeDeps));
+  app.route("/", catalogRoutes(routeDeps));
+  app.route("/", mediaRoutes(routeDeps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -78,6 +78,14 @@ function baseType(schema: z.ZodType): string {
 
 function coerceFormValue(type: string, value: unknown): unknown {
   if (typeof value !== "string") return value;
+  // Structured fields (recurrent, media, ...) may be sent as JSON text.
+  if ((type === "object" || type === "array") && /^\s*[[{]/.test(value)) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
   if (type === "boolean") {
     if (["true", "on", "1", "yes"].includes(value)) return true;
     if (["false", "off", "0", "no", ""].includes(value)) return false;
@@ -166,4 +174,20 @@ export function errorResponses(...statuses: number[]) {
       },
     ]),
   );
+}
+
+/** Like jsonOrForm, plus multipart/form-data for bodies that may carry a file. */
+export function jsonOrFormOrMultipart<T extends z.ZodObject>(
+  schema: T,
+  description?: string,
+) {
+  const form = formSchema(schema);
+  return {
+    description,
+    content: {
+      "application/json": { schema },
+      "application/x-www-form-urlencoded": { schema: form },
+      "multipart/form-data": { schema: form },
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { FixedClock } from "../lib/clock.ts";
 import { type Config, loadConfig } from "../lib/config.ts";
 import { prepareInstance } from "../lib/instance.ts";
 import { silentLogger } from "../lib/log.ts";
+import { createDbMediaStore } from "../lib/media/store.ts";
 import { createUser, type UserRow } from "../lib/users.ts";
 import { type App, createApp } from "../routes/mod.ts";
 
@@ -59,6 +60,7 @@ export async function createTestApp(
     clock,
     hasher,
     log: silentLogger,
+    media: createDbMediaStore(database.db, clock),
   });
   return {
     app,

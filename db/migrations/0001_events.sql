@@ -4,7 +4,7 @@ CREATE TABLE `media_files` (
 	`size` integer NOT NULL,
 	`width` integer,
 	`height` integer,
-	`data` blob NOT NULL,
+	`data` blob,
 	`createdAt` integer NOT NULL
 );
 --> statement-breakpoint

@@ -1,0 +1,103 @@
+/** Tags and places as browsable catalogues. */
+import { and, asc, count, desc, eq, ne, or, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { events, eventTags, places, tags } from "../../db/schema.ts";
+import type { Clock } from "../clock.ts";
+import { conflict, isUniqueViolation, notFound } from "../errors.ts";
+import { lastMoment, listableConditions } from "./list.ts";
+import { loadSummaries } from "./load.ts";
+import { serializePlace } from "./serialize.ts";
+import { normalizeTag } from "./tags.ts";
+
+function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Tags matching a search (prefix matches first), most used first. */
+export async function searchTags(db: Db, search: string, limit: number) {
+  const key = likeEscape(normalizeTag(search));
+  const uses = count(eventTags.eventId);
+  const rows = await db.select({
+    tag: tags.tag,
+    normalizedTag: tags.normalizedTag,
+    count: uses,
+  }).from(tags).innerJoin(eventTags, eq(eventTags.tagId, tags.id))
+    .where(sql`${tags.normalizedTag} like ${`%${key}%`} escape '\\'`)
+    .groupBy(tags.id)
+    .orderBy(
+      sql`${tags.normalizedTag} like ${`${key}%`} escape '\\' desc`,
+      desc(uses),
+      asc(tags.normalizedTag),
+    )
+    .limit(limit);
+  return rows;
+}
+
+/** Places whose name or address matches, by name. */
+export async function searchPlaces(db: Db, search: string, limit: number) {
+  const pattern = `%${likeEscape(search.trim())}%`;
+  const rows = await db.select().from(places).where(
+    search.trim()
+      ? or(
+        sql`${places.name} like ${pattern} escape '\\'`,
+        sql`${places.address} like ${pattern} escape '\\'`,
+      )
+      : undefined,
+  ).orderBy(asc(places.name), asc(places.id)).limit(limit);
+  return rows.map(serializePlace);
+}
+
+/** A place with its upcoming listable events (bounded). */
+export async function getPlaceWithEvents(
+  db: Db,
+  id: number,
+  now: number,
+  limit: number,
+) {
+  const [place] = await db.select().from(places).where(eq(places.id, id));
+  if (!place) throw notFound("Place");
+  const rows = await db.select().from(events).where(
+    and(
+      ...listableConditions(true),
+      eq(events.placeId, id),
+      sql`${lastMoment} >= ${now}`,
+    ),
+  ).orderBy(asc(events.start_datetime), asc(events.id)).limit(limit);
+  return { ...serializePlace(place), events: await loadSummaries(db, rows) };
+}
+
+/** Replaces a place's name, address and coordinates (admin). 409 when another place has that name and address. */
+export async function updatePlace(
+  db: Db,
+  clock: Clock,
+  id: number,
+  input: {
+    name: string;
+    address?: string;
+    latitude?: number | null;
+    longitude?: number | null;
+  },
+) {
+  const name = input.name.trim();
+  const address = (input.address ?? "").trim();
+  const [other] = await db.select({ id: places.id }).from(places).where(
+    and(eq(places.name, name), eq(places.address, address), ne(places.id, id)),
+  );
+  if (other) throw conflict("Another place has this name and address");
+  try {
+    const [row] = await db.update(places).set({
+      name,
+      address,
+      latitude: input.latitude ?? null,
+      longitude: input.longitude ?? null,
+      updatedAt: clock.now(),
+    }).where(eq(places.id, id)).returning();
+    if (!row) throw notFound("Place");
+    return serializePlace(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw conflict("Another place has this name and address");
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,154 @@
+/** Public listings: upcoming and past events, and the searchable event list. */
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  inArray,
+  isNull,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { events, eventTags, places, tags } from "../../db/schema.ts";
+import { loadSummaries } from "./load.ts";
+import type { EventSummary } from "./serialize.ts";
+import { normalizeTag } from "./tags.ts";
+
+/** The value that decides upcoming vs past: the end, or the start when there is none. */
+export const lastMoment = sql<
+  number
+>`coalesce(${events.end_datetime}, ${events.start_datetime})`;
+
+/** Conditions every public listing shares: visible, local, never a recurrence parent. */
+export function listableConditions(showRecurrent: boolean): SQL[] {
+  const conditions: SQL[] = [
+    eq(events.is_visible, true),
+    isNull(events.recurrent),
+    isNull(events.apUserApId),
+  ];
+  if (!showRecurrent) conditions.push(isNull(events.parentId));
+  return conditions;
+}
+
+/** Events carrying any of the tag ids (through the event_tags index). */
+export function withAnyTag(tagIds: SQL | number[]): SQL {
+  return inArray(
+    events.id,
+    sql`(select ${eventTags.eventId} from ${eventTags} where ${
+      Array.isArray(tagIds) ? inArray(eventTags.tagId, tagIds) : tagIds
+    })`,
+  );
+}
+
+/** Events carrying any of the tags, matched through normalizedTag. */
+export function withAnyTagName(names: string[]): SQL {
+  const keys = [...new Set(names.map(normalizeTag))];
+  return withAnyTag(
+    sql`${eventTags.tagId} in (select ${tags.id} from ${tags} where ${
+      inArray(tags.normalizedTag, keys)
+    })`,
+  );
+}
+
+export interface SplitLimits {
+  limit: number;
+  pastLimit: number;
+}
+
+/**
+ * `{events, pastEvents}`: upcoming ascending by start then id, past descending
+ * by start; both bounded. Four queries whatever the table size.
+ */
+export async function listUpcomingAndPast(
+  db: Db,
+  now: number,
+  conditions: SQL[],
+  limits: SplitLimits,
+): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
+  const [upcoming, past] = await db.batch([
+    db.select().from(events).where(
+      and(...conditions, sql`${lastMoment} >= ${now}`),
+    )
+      .orderBy(asc(events.start_datetime), asc(events.id)).limit(limits.limit),
+    db.select().from(events).where(
+      and(...conditions, sql`${lastMoment} < ${now}`),
+    )
+      .orderBy(desc(events.start_datetime), desc(events.id)).limit(
+        limits.pastLimit,
+      ),
+  ]);
+  const summaries = await loadSummaries(db, [...upcoming, ...past]);
+  return {
+    events: summaries.slice(0, upcoming.length),
+    pastEvents: summaries.slice(upcoming.length),
+  };
+}
+
+/** The tag listing: tags match case-insensitively, whatever their spelling. */
+export async function listByTag(
+  db: Db,
+  now: number,
+  tag: string,
+  showRecurrent: boolean,
+  limits: SplitLimits,
+) {
+  const [tagRow] = await db.select({ id: tags.id }).from(tags).where(
+    eq(tags.normalizedTag, normalizeTag(tag)),
+  );
+  if (!tagRow) return { events: [], pastEvents: [] };
+  return listUpcomingAndPast(
+    db,
+    now,
+    [...listableConditions(showRecurrent), withAnyTag([tagRow.id])],
+    limits,
+  );
+}
+
+export interface EventSearch {
+  /** Unix seconds: events still running at or after this moment (default: now). */
+  start: number;
+  /** Unix seconds: events starting at or before this moment. */
+  end?: number;
+  tags?: string[];
+  places?: number[];
+  query?: string;
+  showRecurrent: boolean;
+  page: number;
+  max: number;
+}
+
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** GET /api/events: a bounded page of listable events, ascending by start. */
+export async function searchEvents(
+  db: Db,
+  q: EventSearch,
+): Promise<EventSummary[]> {
+  const conditions = listableConditions(q.showRecurrent);
+  conditions.push(sql`${lastMoment} >= ${q.start}`);
+  if (q.end !== undefined) {
+    conditions.push(sql`${events.start_datetime} <= ${q.end}`);
+  }
+  if (q.tags?.length) conditions.push(withAnyTagName(q.tags));
+  if (q.places?.length) conditions.push(inArray(events.placeId, q.places));
+  if (q.query) {
+    const pattern = likePattern(q.query);
+    conditions.push(
+      or(
+        sql`${events.title} like ${pattern} escape '\\'`,
+        inArray(
+          events.placeId,
+          sql`(select ${places.id} from ${places} where ${places.name} like ${pattern} escape '\\')`,
+        ),
+      )!,
+    );
+  }
+  const rows = await db.select().from(events).where(and(...conditions))
+    .orderBy(asc(events.start_datetime), asc(events.id))
+    .limit(q.max).offset((q.page - 1) * q.max);
+  return loadSummaries(db, rows);
+}

@@ -1,0 +1,155 @@
+/** Reading events into their wire shapes with a fixed number of queries. */
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import {
+  apUsers,
+  events,
+  eventTags,
+  messages,
+  places,
+  resources,
+  tags,
+  users,
+} from "../../db/schema.ts";
+import type { UserRow } from "../users.ts";
+import { canEditEvent, canSeeEvent, isModerator } from "./access.ts";
+import {
+  type EventBundle,
+  type EventRow,
+  type EventSummary,
+  type PlaceRow,
+  serializeEventFull,
+  serializeEventSummary,
+} from "./serialize.ts";
+
+/** How many occurrences the full form of a series lists. */
+export const CHILDREN_LIMIT = 100;
+/** How many resources (replies) the full form lists. */
+export const RESOURCES_LIMIT = 100;
+
+/** Summaries of event rows, in their order: two queries whatever the number of rows. */
+export async function loadSummaries(
+  db: Db,
+  rows: EventRow[],
+): Promise<EventSummary[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const placeIds = [
+    ...new Set(rows.map((r) => r.placeId).filter((p) => p !== null)),
+  ];
+  const [tagRows, placeRows] = await db.batch([
+    db.select({ eventId: eventTags.eventId, tag: tags.tag })
+      .from(eventTags).innerJoin(tags, eq(tags.id, eventTags.tagId))
+      .where(inArray(eventTags.eventId, ids))
+      .orderBy(asc(tags.normalizedTag)),
+    db.select().from(places).where(
+      inArray(places.id, placeIds.length ? placeIds : [-1]),
+    ),
+  ]);
+  const tagsByEvent = new Map<number, string[]>();
+  for (const t of tagRows) {
+    const list = tagsByEvent.get(t.eventId) ?? [];
+    list.push(t.tag);
+    tagsByEvent.set(t.eventId, list);
+  }
+  const placeById = new Map<number, PlaceRow>(placeRows.map((p) => [p.id, p]));
+  return rows.map((r) =>
+    serializeEventSummary(
+      r,
+      r.placeId !== null ? placeById.get(r.placeId) : null,
+      tagsByEvent.get(r.id) ?? [],
+    )
+  );
+}
+
+/** One event row by id. */
+export async function findEvent(
+  db: Db,
+  id: number,
+): Promise<EventRow | undefined> {
+  const [row] = await db.select().from(events).where(eq(events.id, id));
+  return row;
+}
+
+/**
+ * The full form of an event as `viewer` may see it, or null when it does not
+ * exist or is hidden from the viewer. A fixed number of queries.
+ */
+export async function loadEventFull(
+  db: Db,
+  id: number,
+  viewer: UserRow | null,
+  now: number,
+) {
+  const event = await findEvent(db, id);
+  if (!event || !canSeeEvent(viewer, event)) return null;
+  const moderator = isModerator(viewer);
+  const owner = viewer !== null && event.userId === viewer.id;
+  const canSeeHiddenChildren = canEditEvent(viewer, event);
+  const [
+    userRows,
+    placeRows,
+    tagRows,
+    parentRows,
+    childRows,
+    apUserRows,
+    messageRows,
+    resourceRows,
+  ] = await db.batch([
+    db.select().from(users).where(eq(users.id, event.userId ?? -1)),
+    db.select().from(places).where(eq(places.id, event.placeId ?? -1)),
+    db.select({ id: tags.id, tag: tags.tag, normalizedTag: tags.normalizedTag })
+      .from(eventTags).innerJoin(tags, eq(tags.id, eventTags.tagId))
+      .where(eq(eventTags.eventId, event.id)).orderBy(asc(tags.normalizedTag)),
+    db.select().from(events).where(eq(events.id, event.parentId ?? -1)),
+    // The series' next occurrences (ongoing included), soonest first.
+    db.select().from(events).where(
+      and(
+        eq(events.parentId, event.id),
+        sql`coalesce(${events.end_datetime}, ${events.start_datetime}) >= ${now}`,
+        canSeeHiddenChildren ? undefined : eq(events.is_visible, true),
+      ),
+    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(CHILDREN_LIMIT),
+    db.select().from(apUsers).where(eq(apUsers.ap_id, event.apUserApId ?? "")),
+    moderator || owner
+      ? db.select().from(messages).where(
+        and(
+          eq(messages.eventId, event.id),
+          moderator ? undefined : eq(messages.is_author_visible, true),
+        ),
+      ).orderBy(asc(messages.createdAt), asc(messages.id))
+      : db.select().from(messages).where(sql`0`),
+    db.select().from(resources).where(
+      and(
+        eq(resources.eventId, event.id),
+        moderator ? undefined : eq(resources.hidden, false),
+      ),
+    ).orderBy(desc(resources.createdAt), desc(resources.id)).limit(
+      RESOURCES_LIMIT,
+    ),
+  ]);
+  const parent = parentRows[0] && canSeeEvent(viewer, parentRows[0])
+    ? parentRows[0]
+    : null;
+  const [parentSummaries, childSummaries] = await Promise.all([
+    loadSummaries(db, parent ? [parent] : []),
+    loadSummaries(db, childRows),
+  ]);
+  const bundle: EventBundle = {
+    event,
+    user: userRows[0] ?? null,
+    place: placeRows[0] ?? null,
+    tags: tagRows.map((t) => ({
+      id: t.id,
+      tag: t.tag,
+      normalizedTag: t.normalizedTag,
+    })),
+    parent: parentSummaries[0] ?? null,
+    children: childSummaries,
+    apUser: apUserRows[0] ?? null,
+    messages: messageRows,
+    resources: resourceRows,
+    fullUser: owner || viewer?.role === "admin",
+  };
+  return serializeEventFull(bundle);
+}

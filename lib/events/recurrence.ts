@@ -1,0 +1,224 @@
+import rrule from "rrule";
+import type { Options, Weekday } from "rrule";
+import { invalidRequest } from "../errors.ts";
+
+// Named imports type-check but fail at run time with the npm build.
+const { RRule } = rrule;
+
+/** A validated recurrence rule. */
+export interface RecurrenceRule {
+  /** Normalized count + unit, e.g. "1w", "2w", "1m", "3d", "1y". */
+  frequency: string;
+  /** Normalized: "ordinal" | "1" | "2" | "3" | "4" | "-1". */
+  type: string;
+}
+
+const FREQUENCY_RE = /^(\d{1,2})([dwmy])$/;
+const MONTHLY_TYPES = new Set(["ordinal", "1", "2", "3", "4", "-1"]);
+const DEFAULT_MAX_COUNT = 500;
+const DAY_MS = 86_400_000;
+// rrule stops at year 9999 anyway; an explicit bound keeps `between` usable.
+const FAR_FUTURE = new Date(Date.UTC(9999, 11, 31, 23, 59, 59));
+
+/** Validates a client-supplied `recurrent` object; throws invalidRequest (400) when unsupported. */
+export function parseRecurrence(
+  input: unknown,
+  field = "recurrent",
+): RecurrenceRule {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw invalidRequest("Invalid recurrence", [
+      { field, message: "Must be an object with a frequency" },
+    ]);
+  }
+  const rec = input as Record<string, unknown>;
+
+  const rawFrequency = rec.frequency;
+  const match = typeof rawFrequency === "string"
+    ? FREQUENCY_RE.exec(rawFrequency.trim().toLowerCase())
+    : null;
+  const count = match ? Number(match[1]) : 0;
+  if (!match || count < 1 || count > 99) {
+    throw invalidRequest("Invalid recurrence", [{
+      field: `${field}.frequency`,
+      message:
+        'Must be a count from 1 to 99 followed by d, w, m or y (e.g. "1w")',
+    }]);
+  }
+  const unit = match[2];
+  const frequency = `${count}${unit}`;
+
+  const rawType = rec.type;
+  const type = rawType === undefined || rawType === null
+    ? "ordinal"
+    : typeof rawType === "number" || typeof rawType === "string"
+    ? String(rawType).trim().toLowerCase()
+    : undefined;
+
+  if (unit === "m") {
+    if (type === undefined || !MONTHLY_TYPES.has(type)) {
+      throw invalidRequest("Invalid recurrence", [{
+        field: `${field}.type`,
+        message: 'Monthly type must be "ordinal", 1, 2, 3, 4 or -1',
+      }]);
+    }
+    return { frequency, type };
+  }
+  // Days, weeks and years have no relative variant, so the type only matters
+  // as far as rejecting garbage.
+  if (type !== "ordinal" && type !== "relative") {
+    throw invalidRequest("Invalid recurrence", [{
+      field: `${field}.type`,
+      message: 'Must be "ordinal" or "relative" (or omitted)',
+    }]);
+  }
+  return { frequency, type: "ordinal" };
+}
+
+/** Occurrence start times (Unix seconds) of a series, in order. */
+export function occurrenceStarts(params: {
+  start: number;
+  rule: RecurrenceRule;
+  timeZone: string;
+  from: number;
+  until: number;
+  minCount: number;
+  maxCount?: number;
+}): number[] {
+  const { start, rule, timeZone, from, until, minCount } = params;
+  const maxCount = params.maxCount ?? DEFAULT_MAX_COUNT;
+  const out: number[] = [];
+  if (maxCount <= 0) return out;
+
+  // Returns false when no more slots are wanted.
+  const offer = (slot: number): boolean => {
+    if (out.length >= maxCount) return false;
+    if (slot >= until && out.length >= minCount) return false;
+    out.push(slot);
+    return out.length < maxCount;
+  };
+
+  // The series start is always the first slot, even if it does not match the
+  // rule pattern (RFC 5545 counts DTSTART as the first instance).
+  if (start >= from && !offer(start)) return out;
+
+  const localStart = new Date(start * 1000 + offsetMs(start * 1000, timeZone));
+  const rr = new RRule(ruleOptions(rule, localStart), true);
+  // Floating (local) times differ from instants by at most a zone offset
+  // (< 1 day), so begin a day early and filter on real instants below.
+  const lowerMs = Math.max(from, start) * 1000 - DAY_MS;
+  rr.between(new Date(lowerMs), FAR_FUTURE, true, (d) => {
+    const slot = Math.floor(localToInstantMs(d.getTime(), timeZone) / 1000);
+    if (slot <= start || slot < from) return true;
+    return offer(slot);
+  });
+  return out;
+}
+
+/** rrule options for a rule whose dtstart is the floating local start. */
+function ruleOptions(rule: RecurrenceRule, dtstart: Date): Partial<Options> {
+  const match = FREQUENCY_RE.exec(rule.frequency);
+  if (!match) throw new Error(`Unparsed recurrence rule: ${rule.frequency}`);
+  const interval = Number(match[1]);
+  const base = { dtstart, interval, tzid: null };
+  switch (match[2]) {
+    case "d":
+      return { ...base, freq: RRule.DAILY };
+    case "w":
+      return { ...base, freq: RRule.WEEKLY, byweekday: weekdayOf(dtstart) };
+    case "y":
+      return {
+        ...base,
+        freq: RRule.YEARLY,
+        bymonth: dtstart.getUTCMonth() + 1,
+        bymonthday: dtstart.getUTCDate(),
+      };
+    default: {
+      if (rule.type === "ordinal") {
+        return {
+          ...base,
+          freq: RRule.MONTHLY,
+          bymonthday: dtstart.getUTCDate(),
+        };
+      }
+      const nth = Number(rule.type);
+      return {
+        ...base,
+        freq: RRule.MONTHLY,
+        byweekday: weekdayOf(dtstart).nth(nth),
+      };
+    }
+  }
+}
+
+/** The rrule weekday of a floating date (read from its UTC fields). */
+function weekdayOf(d: Date): Weekday {
+  // JS: 0 = Sunday; rrule's table starts at Monday.
+  const days = [
+    RRule.SU,
+    RRule.MO,
+    RRule.TU,
+    RRule.WE,
+    RRule.TH,
+    RRule.FR,
+    RRule.SA,
+  ];
+  return days[d.getUTCDay()];
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let fmt = formatters.get(timeZone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      era: "short",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    formatters.set(timeZone, fmt);
+  }
+  return fmt;
+}
+
+/** Zone offset (local minus UTC, ms) in force at an instant. */
+function offsetMs(instantMs: number, timeZone: string): number {
+  // Work on whole seconds; Intl does not report milliseconds.
+  const instant = Math.floor(instantMs / 1000) * 1000;
+  const parts: Record<string, string> = {};
+  for (const p of formatterFor(timeZone).formatToParts(new Date(instant))) {
+    parts[p.type] = p.value;
+  }
+  let year = Number(parts.year);
+  if (parts.era === "BC" || parts.era === "B") year = 1 - year;
+  const local = new Date(0);
+  local.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
+  local.setUTCHours(
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+    0,
+  );
+  return local.getTime() - instant;
+}
+
+/** The instant a floating local time denotes in `timeZone`. */
+function localToInstantMs(localMs: number, timeZone: string): number {
+  // Zones change offset at most once within a couple of days, so the
+  // offsets a day either side cover every candidate.
+  const before = offsetMs(localMs - DAY_MS, timeZone);
+  const after = offsetMs(localMs + DAY_MS, timeZone);
+  const candidates = [...new Set([before, after])]
+    .map((o) => localMs - o)
+    .filter((t) => t + offsetMs(t, timeZone) === localMs);
+  // Ambiguous (fall back): the earlier instant.
+  if (candidates.length > 0) return Math.min(...candidates);
+  // Nonexistent (spring forward gap): using the pre-transition offset lands
+  // after the transition, i.e. the wall time moved forward by the gap.
+  return localMs - before;
+}

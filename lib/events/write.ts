@@ -1,0 +1,867 @@
+/**
+ * Creating, changing and deleting events. Every check runs before anything is
+ * written, and each change is one atomic `db.batch`.
+ */
+import { and, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import {
+  events,
+  type EventStatus,
+  eventTags,
+  mediaFiles,
+  type MediaItem,
+  places,
+  type Recurrence,
+  tags,
+} from "../../db/schema.ts";
+import type { Clock } from "../clock.ts";
+import {
+  ApiError,
+  forbidden,
+  invalidRequest,
+  isUniqueViolation,
+  notFound,
+} from "../errors.ts";
+import type { Settings } from "../settings.ts";
+import type { UserRow } from "../users.ts";
+import { canEditEvent, canSeeEvent } from "./access.ts";
+import { findEvent } from "./load.ts";
+import { occurrenceStarts, parseRecurrence } from "./recurrence.ts";
+import { sanitizeDescription } from "./sanitize.ts";
+import type { EventRow } from "./serialize.ts";
+import { firstFreeSlug, slugBase } from "./slug.ts";
+import { uniqueTags } from "./tags.ts";
+
+/** Occurrences are created at least this many ahead ... */
+export const HORIZON_MIN_COUNT = 8;
+/** ... and for at least this long. */
+export const HORIZON_SECONDS = 90 * 24 * 3600;
+
+export interface MediaInput {
+  url: string;
+  name?: string;
+  focalpoint?: [number, number];
+}
+
+/** Event fields as a client sends them (already type-checked by the route schema). */
+export interface EventInput {
+  title?: string;
+  description?: string;
+  start_datetime?: number;
+  end_datetime?: number | null;
+  place_id?: number;
+  place_name?: string;
+  place_address?: string;
+  place_latitude?: number | null;
+  place_longitude?: number | null;
+  online_locations?: string[];
+  tags?: string[];
+  recurrent?: unknown;
+  media?: MediaInput[];
+  status?: EventStatus;
+  is_visible?: boolean;
+}
+
+export interface WriteDeps {
+  db: Db;
+  clock: Clock;
+  settings: Settings;
+}
+
+type BatchItem = Parameters<Db["batch"]>[0][number];
+type PlaceRef =
+  | { kind: "none" }
+  | { kind: "id"; id: number }
+  | {
+    kind: "named";
+    name: string;
+    address: string;
+    latitude: number | null;
+    longitude: number | null;
+    existingId?: number;
+  };
+
+function nowSeconds(clock: Clock): number {
+  return Math.floor(clock.now().getTime() / 1000);
+}
+
+function placeIdSql(ref: PlaceRef): SQL | number | null {
+  if (ref.kind === "none") return null;
+  if (ref.kind === "id") return ref.id;
+  if (ref.existingId !== undefined) return ref.existingId;
+  return sql`(select ${places.id} from ${places} where ${places.name} = ${ref.name} and ${places.address} = ${ref.address})`;
+}
+
+async function resolvePlace(
+  db: Db,
+  input: EventInput,
+  current: EventRow | null,
+): Promise<PlaceRef> {
+  if (input.place_id !== undefined) {
+    const [row] = await db.select({ id: places.id }).from(places).where(
+      eq(places.id, input.place_id),
+    );
+    if (!row) {
+      throw invalidRequest("Unknown place", [{
+        field: "place_id",
+        message: "no place with this id",
+      }]);
+    }
+    return { kind: "id", id: row.id };
+  }
+  if (input.place_name !== undefined) {
+    const name = input.place_name.trim();
+    const address = (input.place_address ?? "").trim();
+    const [row] = await db.select({ id: places.id }).from(places).where(
+      and(eq(places.name, name), eq(places.address, address)),
+    );
+    return {
+      kind: "named",
+      name,
+      address,
+      latitude: input.place_latitude ?? null,
+      longitude: input.place_longitude ?? null,
+      existingId: row?.id,
+    };
+  }
+  if (current?.placeId != null) return { kind: "id", id: current.placeId };
+  return { kind: "none" };
+}
+
+async function resolveMedia(db: Db, items: MediaInput[]): Promise<MediaItem[]> {
+  if (items.length === 0) return [];
+  const names = items.map((m) => m.url);
+  const rows = await db.select({
+    name: mediaFiles.name,
+    width: mediaFiles.width,
+    height: mediaFiles.height,
+    size: mediaFiles.size,
+  }).from(mediaFiles).where(inArray(mediaFiles.name, names));
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  return items.map((m, i) => {
+    const file = byName.get(m.url);
+    if (!file) {
+      throw invalidRequest("Unknown media file", [{
+        field: `media.${i}.url`,
+        message: "upload the file with POST /api/media first",
+      }]);
+    }
+    return {
+      name: m.name ?? "",
+      url: file.name,
+      width: file.width,
+      height: file.height,
+      size: file.size,
+      focalpoint: m.focalpoint ?? [0, 0],
+    };
+  });
+}
+
+/** The checked, merged state of an event about to be written. */
+interface Prepared {
+  title: string;
+  description: string;
+  start: number;
+  end: number | null;
+  place: PlaceRef;
+  online_locations: string[];
+  tags: { tag: string; normalizedTag: string }[] | undefined;
+  recurrent: Recurrence | null;
+  media: MediaItem[];
+  status: EventStatus;
+  is_visible: boolean;
+}
+
+async function prepare(
+  deps: WriteDeps,
+  input: EventInput,
+  current: EventRow | null,
+  defaultVisible: boolean,
+): Promise<Prepared> {
+  const title = (input.title ?? current?.title ?? "").trim();
+  if (!title) {
+    throw invalidRequest("A title is required", [{
+      field: "title",
+      message: "required",
+    }]);
+  }
+  const start = input.start_datetime ?? current?.start_datetime;
+  if (start === undefined) {
+    throw invalidRequest("A start is required", [{
+      field: "start_datetime",
+      message: "required",
+    }]);
+  }
+  const end = input.end_datetime !== undefined
+    ? input.end_datetime
+    : (current?.end_datetime ?? null);
+  if (end !== null && end <= start) {
+    throw invalidRequest("The end must be after the start", [{
+      field: "end_datetime",
+      message: "must be greater than start_datetime",
+    }]);
+  }
+  let recurrent: Recurrence | null = current?.recurrent ?? null;
+  if (input.recurrent !== undefined) {
+    if (current?.parentId != null && input.recurrent !== null) {
+      throw invalidRequest("An occurrence cannot itself recur", [{
+        field: "recurrent",
+        message: "edit the series (the parent event) instead",
+      }]);
+    }
+    if (input.recurrent === null) {
+      if (current?.recurrent) {
+        throw invalidRequest("A series cannot be turned into a single event", [{
+          field: "recurrent",
+          message: "delete the series, or hide its occurrences",
+        }]);
+      }
+      recurrent = null;
+    } else {
+      if (!deps.settings.allow_recurrent_event) {
+        throw invalidRequest("Recurrent events are disabled on this instance", [
+          {
+            field: "recurrent",
+            message: "not allowed",
+          },
+        ]);
+      }
+      const rule = parseRecurrence(input.recurrent);
+      recurrent = {
+        ...rule,
+        exclude: (current?.recurrent?.exclude as number[]) ?? [],
+      };
+    }
+  }
+  const place = await resolvePlace(deps.db, input, current);
+  const online_locations = input.online_locations ??
+    current?.online_locations ??
+    [];
+  if (place.kind === "none" && online_locations.length === 0) {
+    throw invalidRequest("An event needs a place or an online location", [{
+      field: "place_name",
+      message: "give place_id, place_name or online_locations",
+    }]);
+  }
+  const media = input.media !== undefined
+    ? await resolveMedia(deps.db, input.media)
+    : (current?.media ?? []);
+  return {
+    title,
+    description: input.description !== undefined
+      ? sanitizeDescription(input.description)
+      : (current?.description ?? ""),
+    start,
+    end,
+    place,
+    online_locations,
+    tags: input.tags !== undefined ? uniqueTags(input.tags) : undefined,
+    recurrent,
+    media,
+    status: input.status ?? current?.status ?? "EventScheduled",
+    is_visible: input.is_visible ?? current?.is_visible ?? defaultVisible,
+  };
+}
+
+/** Statements that create a named place when it does not exist yet. */
+function placeStatements(db: Db, ref: PlaceRef, now: Date): BatchItem[] {
+  if (ref.kind !== "named" || ref.existingId !== undefined) return [];
+  return [
+    db.insert(places).values({
+      name: ref.name,
+      address: ref.address,
+      latitude: ref.latitude,
+      longitude: ref.longitude,
+      createdAt: now,
+      updatedAt: now,
+    }).onConflictDoNothing(),
+  ];
+}
+
+/** Statements that give `eventRef` exactly these tags (creating missing tags). */
+function tagStatements(
+  db: Db,
+  eventRef: SQL | number,
+  list: { tag: string; normalizedTag: string }[],
+  replace: boolean,
+): BatchItem[] {
+  const out: BatchItem[] = [];
+  if (replace) {
+    out.push(
+      db.delete(eventTags).where(sql`${eventTags.eventId} = ${eventRef}`),
+    );
+  }
+  if (list.length === 0) return out;
+  out.push(db.insert(tags).values(list).onConflictDoNothing());
+  out.push(db.run(sql`
+    insert into ${eventTags} (${sql.identifier("eventId")}, ${
+    sql.identifier("tagId")
+  })
+    select ${eventRef}, ${tags.id} from ${tags}
+    where ${inArray(tags.normalizedTag, list.map((t) => t.normalizedTag))}
+    on conflict do nothing`));
+  return out;
+}
+
+/** Drops tags among `tagIds` that no event uses any more. */
+function pruneTagsStatement(db: Db, tagIds: number[]): BatchItem[] {
+  if (tagIds.length === 0) return [];
+  return [
+    db.delete(tags).where(
+      and(
+        inArray(tags.id, tagIds),
+        sql`not exists (select 1 from ${eventTags} where ${eventTags.tagId} = ${tags.id})`,
+      ),
+    ),
+  ];
+}
+
+async function tagIdsOf(db: Db, eventIds: number[]): Promise<number[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await db.selectDistinct({ tagId: eventTags.tagId }).from(
+    eventTags,
+  )
+    .where(inArray(eventTags.eventId, eventIds));
+  return rows.map((r) => r.tagId);
+}
+
+async function takenSlugs(db: Db, candidates: string[], prefix?: string) {
+  const rows = await db.select({ slug: events.slug }).from(events).where(
+    prefix !== undefined
+      ? sql`${events.slug} = ${prefix} or ${events.slug} like ${
+        prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + "-%"
+      } escape '\\'`
+      : inArray(events.slug, candidates.length ? candidates : [""]),
+  );
+  return new Set(rows.map((r) => r.slug));
+}
+
+function localDate(unix: number, timeZone: string): string {
+  // en-CA formats as YYYY-MM-DD.
+  return new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).format(new Date(unix * 1000));
+}
+
+/** What occurrences copy from their series. */
+interface SeriesTemplate {
+  slug: string;
+  title: string;
+  description: string;
+  placeId: SQL | number | null;
+  media: MediaItem[];
+  online_locations: string[];
+  status: EventStatus;
+  is_visible: boolean;
+  userId: number | null;
+  start: number;
+  end: number | null;
+  recurrent: Recurrence;
+}
+
+/** Slots of a series still to be created, from now to the horizon. */
+function pendingSlots(
+  template: SeriesTemplate,
+  timeZone: string,
+  now: number,
+  existing: Set<number>,
+): number[] {
+  const excluded = new Set(
+    (template.recurrent.exclude as number[] | undefined) ?? [],
+  );
+  return occurrenceStarts({
+    start: template.start,
+    rule: parseRecurrence(template.recurrent),
+    timeZone,
+    from: now,
+    until: now + HORIZON_SECONDS,
+    minCount: HORIZON_MIN_COUNT,
+  }).filter((slot) => !existing.has(slot) && !excluded.has(slot));
+}
+
+/** Inserts for occurrences of a series at the given slots, plus their tags. */
+async function occurrenceStatements(
+  db: Db,
+  parentRef: SQL | number,
+  template: SeriesTemplate,
+  slots: number[],
+  timeZone: string,
+  now: Date,
+  freedSlugs: Set<string> = new Set(),
+): Promise<BatchItem[]> {
+  if (slots.length === 0) return [];
+  const wanted = slots.map((s) => `${template.slug}-${localDate(s, timeZone)}`);
+  const taken = await takenSlugs(db, wanted);
+  for (const s of freedSlugs) taken.delete(s);
+  const duration = template.end !== null ? template.end - template.start : null;
+  const out: BatchItem[] = slots.map((slot, i) => {
+    const slug = firstFreeSlug(wanted[i], taken);
+    taken.add(slug);
+    return db.insert(events).values({
+      title: template.title,
+      slug,
+      status: template.status,
+      start_datetime: slot,
+      end_datetime: duration !== null ? slot + duration : null,
+      description: template.description,
+      is_visible: template.is_visible,
+      online_locations: template.online_locations,
+      media: template.media,
+      userId: template.userId,
+      parentId: sql`${parentRef}`,
+      placeId: template.placeId,
+      recurrence_slot: slot,
+      createdAt: now,
+      updatedAt: now,
+    }).onConflictDoNothing();
+  });
+  out.push(copyParentTagsStatement(db, parentRef));
+  return out;
+}
+
+/** Gives unedited occurrences that have no tags their series' tags. */
+function copyParentTagsStatement(db: Db, parentRef: SQL | number): BatchItem {
+  return db.run(sql`
+    insert into ${eventTags} (${sql.identifier("eventId")}, ${
+    sql.identifier("tagId")
+  })
+    select c.id, pt.${sql.identifier("tagId")}
+    from ${events} c join ${eventTags} pt on pt.${
+    sql.identifier("eventId")
+  } = c.${sql.identifier("parentId")}
+    where c.${sql.identifier("parentId")} = ${parentRef}
+      and c.${sql.identifier("occurrence_edited")} = 0
+      and not exists (select 1 from ${eventTags} x where x.${
+    sql.identifier("eventId")
+  } = c.id)
+    on conflict do nothing`);
+}
+
+function templateOf(row: EventRow): SeriesTemplate | null {
+  if (!row.recurrent || row.parentId !== null || row.apUserApId !== null) {
+    return null;
+  }
+  return {
+    slug: row.slug,
+    title: row.title,
+    description: row.description,
+    placeId: row.placeId,
+    media: row.media,
+    online_locations: row.online_locations,
+    status: row.status,
+    is_visible: row.is_visible,
+    userId: row.userId,
+    start: row.start_datetime,
+    end: row.end_datetime,
+    recurrent: row.recurrent,
+  };
+}
+
+/** Retries a write whose slug lost a race with a concurrent one. */
+async function withSlugRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 5 || !isUniqueViolation(err)) throw err;
+    }
+  }
+}
+
+/**
+ * Creates an event (and, for a series, its first occurrences) in one batch.
+ * `user` null is an anonymous submission (hidden until confirmed).
+ */
+export async function createEvent(
+  deps: WriteDeps,
+  user: UserRow | null,
+  input: EventInput,
+  saveImage?: () => Promise<MediaItem>,
+): Promise<number> {
+  const { db, clock, settings } = deps;
+  if (!user && !settings.allow_anon_event) {
+    throw new ApiError(
+      401,
+      "unauthorized",
+      "Authentication required",
+      undefined,
+      {
+        "WWW-Authenticate": 'Bearer realm="quando"',
+      },
+    );
+  }
+  // Anonymous submissions wait for confirmation; nobody else may create hidden
+  // events through is_visible except moderators and owners (themselves).
+  const prepared = await prepare(deps, input, null, user !== null);
+  if (!user) prepared.is_visible = false;
+  // An attached image is stored only once everything else is known to be valid.
+  if (saveImage) prepared.media = [...prepared.media, await saveImage()];
+  const timeZone = settings.instance_timezone;
+  return await withSlugRetry(async () => {
+    const now = clock.now();
+    const base = slugBase(prepared.title);
+    const slug = base
+      ? firstFreeSlug(base, await takenSlugs(db, [], base))
+      : `tmp-${crypto.randomUUID()}`;
+    const slugRef =
+      sql`(select ${events.id} from ${events} where ${events.slug} = ${slug})`;
+    const statements: BatchItem[] = [
+      ...placeStatements(db, prepared.place, now),
+    ];
+    const eventInsert = statements.length;
+    statements.push(
+      db.insert(events).values({
+        title: prepared.title,
+        slug,
+        status: prepared.status,
+        start_datetime: prepared.start,
+        end_datetime: prepared.end,
+        description: prepared.description,
+        is_visible: prepared.is_visible,
+        online_locations: prepared.online_locations,
+        recurrent: prepared.recurrent,
+        media: prepared.media,
+        userId: user?.id ?? null,
+        placeId: placeIdSql(prepared.place),
+        createdAt: now,
+        updatedAt: now,
+      }).returning({ id: events.id }),
+    );
+    statements.push(...tagStatements(db, slugRef, prepared.tags ?? [], false));
+    if (prepared.recurrent) {
+      const template: SeriesTemplate = {
+        slug: base || slug,
+        title: prepared.title,
+        description: prepared.description,
+        placeId: placeIdSql(prepared.place),
+        media: prepared.media,
+        online_locations: prepared.online_locations,
+        status: prepared.status,
+        is_visible: prepared.is_visible,
+        userId: user?.id ?? null,
+        start: prepared.start,
+        end: prepared.end,
+        recurrent: prepared.recurrent,
+      };
+      const slots = pendingSlots(
+        template,
+        timeZone,
+        Math.floor(now.getTime() / 1000),
+        new Set(),
+      );
+      statements.push(
+        ...await occurrenceStatements(
+          db,
+          slugRef,
+          template,
+          slots,
+          timeZone,
+          now,
+        ),
+      );
+    }
+    if (!base) {
+      // Titles with no Latin transliteration get `event-<id>`, and their
+      // occurrences `event-<id>-<date>`.
+      if (prepared.recurrent) {
+        statements.push(
+          db.update(events).set({
+            slug:
+              sql`'event-' || ${events.parentId} || substr(${events.slug}, ${
+                slug.length + 1
+              })`,
+          }).where(sql`${events.parentId} = ${slugRef}`),
+        );
+      }
+      statements.push(
+        db.update(events).set({ slug: sql`'event-' || ${events.id}` }).where(
+          eq(events.slug, slug),
+        ),
+      );
+    }
+    const results = await db.batch(statements as [BatchItem, ...BatchItem[]]);
+    return (results[eventInsert] as { id: number }[])[0].id;
+  });
+}
+
+/** Loads an event for a change by `user`: 404 when unknown or hidden from them, 403 when not theirs. */
+async function editableEvent(
+  db: Db,
+  user: UserRow,
+  id: number,
+): Promise<EventRow> {
+  const event = await findEvent(db, id);
+  if (!event || !canSeeEvent(user, event)) throw notFound("Event");
+  if (!canEditEvent(user, event)) {
+    throw forbidden(
+      "Only the owner, an editor or an admin may change this event",
+    );
+  }
+  return event;
+}
+
+/** Changes an event: PUT and PATCH semantics (omitted fields keep their value). */
+export async function updateEvent(
+  deps: WriteDeps,
+  user: UserRow,
+  id: number,
+  input: EventInput,
+  saveImage?: () => Promise<MediaItem>,
+): Promise<void> {
+  const { db, clock, settings } = deps;
+  const current = await editableEvent(db, user, id);
+  if (current.apUserApId !== null) {
+    throw forbidden(
+      "Remote events are changed by their author, over federation",
+    );
+  }
+  const p = await prepare(deps, input, current, true);
+  if (saveImage) p.media = [...p.media, await saveImage()];
+  const now = clock.now();
+  const nowS = Math.floor(now.getTime() / 1000);
+  const oldTagIds = await tagIdsOf(db, [id]);
+  const statements: BatchItem[] = [...placeStatements(db, p.place, now)];
+  statements.push(
+    db.update(events).set({
+      title: p.title,
+      description: p.description,
+      start_datetime: p.start,
+      end_datetime: p.end,
+      placeId: placeIdSql(p.place),
+      online_locations: p.online_locations,
+      recurrent: p.recurrent,
+      media: p.media,
+      status: p.status,
+      is_visible: p.is_visible,
+      ...(current.parentId !== null ? { occurrence_edited: true } : {}),
+      updatedAt: now,
+    }).where(eq(events.id, id)),
+  );
+  if (p.tags) statements.push(...tagStatements(db, id, p.tags, true));
+
+  let prune = oldTagIds;
+  if (p.recurrent) {
+    // A series: carry the change to its future occurrences not edited on their own.
+    const future = and(
+      eq(events.parentId, id),
+      gte(events.start_datetime, nowS),
+      eq(events.occurrence_edited, false),
+    );
+    const futureRows = await db.select({ id: events.id, slug: events.slug })
+      .from(events).where(future);
+    prune = [
+      ...new Set([
+        ...oldTagIds,
+        ...await tagIdsOf(db, futureRows.map((r) => r.id)),
+      ]),
+    ];
+    const template: SeriesTemplate = {
+      slug: current.slug,
+      title: p.title,
+      description: p.description,
+      placeId: placeIdSql(p.place),
+      media: p.media,
+      online_locations: p.online_locations,
+      status: p.status,
+      is_visible: p.is_visible,
+      userId: current.userId,
+      start: p.start,
+      end: p.end,
+      recurrent: p.recurrent,
+    };
+    const timingChanged = p.start !== current.start_datetime ||
+      p.end !== current.end_datetime ||
+      JSON.stringify(p.recurrent) !== JSON.stringify(current.recurrent);
+    if (timingChanged || !current.recurrent) {
+      // New slots: drop the old future ones and lay out the series again.
+      statements.push(db.delete(events).where(future));
+      const kept = await db.select({ slot: events.recurrence_slot }).from(
+        events,
+      )
+        .where(and(eq(events.parentId, id), sql`not (${future})`));
+      const existing = new Set(
+        kept.map((r) => r.slot).filter((s) => s !== null),
+      );
+      const slots = pendingSlots(
+        template,
+        settings.instance_timezone,
+        nowS,
+        existing,
+      );
+      statements.push(
+        ...await occurrenceStatements(
+          db,
+          id,
+          template,
+          slots,
+          settings.instance_timezone,
+          now,
+          new Set(futureRows.map((r) => r.slug)),
+        ),
+      );
+    } else {
+      statements.push(
+        db.update(events).set({
+          title: p.title,
+          description: p.description,
+          placeId: placeIdSql(p.place),
+          online_locations: p.online_locations,
+          media: p.media,
+          status: p.status,
+          is_visible: p.is_visible,
+          updatedAt: now,
+        }).where(future),
+      );
+      if (p.tags) {
+        statements.push(
+          db.delete(eventTags).where(
+            inArray(
+              eventTags.eventId,
+              sql`(select ${events.id} from ${events} where ${future})`,
+            ),
+          ),
+          copyParentTagsStatement(db, id),
+        );
+      }
+    }
+  }
+  statements.push(...pruneTagsStatement(db, prune));
+  await db.batch(statements as [BatchItem, ...BatchItem[]]);
+}
+
+/** Flips the confirmation state (is_visible); a series carries it to its future occurrences. */
+export async function toggleEvent(
+  deps: WriteDeps,
+  user: UserRow,
+  id: number,
+): Promise<void> {
+  const { db, clock } = deps;
+  const current = await editableEvent(db, user, id);
+  const now = clock.now();
+  const visible = !current.is_visible;
+  const statements: BatchItem[] = [
+    db.update(events).set({
+      is_visible: visible,
+      ...(current.parentId !== null ? { occurrence_edited: true } : {}),
+      updatedAt: now,
+    }).where(eq(events.id, id)),
+  ];
+  if (current.recurrent && current.parentId === null) {
+    statements.push(
+      db.update(events).set({ is_visible: visible, updatedAt: now }).where(
+        and(
+          eq(events.parentId, id),
+          gte(events.start_datetime, nowSeconds(clock)),
+          eq(events.occurrence_edited, false),
+        ),
+      ),
+    );
+  }
+  await db.batch(statements as [BatchItem, ...BatchItem[]]);
+}
+
+/**
+ * Deletes an event. A series takes its future occurrences with it (past ones
+ * stay as single events); a deleted occurrence is excluded from its series.
+ */
+export async function deleteEvent(
+  deps: WriteDeps,
+  user: UserRow,
+  id: number,
+): Promise<void> {
+  const { db, clock } = deps;
+  const current = await editableEvent(db, user, id);
+  const nowS = nowSeconds(clock);
+  const statements: BatchItem[] = [];
+  let affected = [id];
+  if (current.recurrent && current.parentId === null) {
+    const children = await db.select({ id: events.id }).from(events).where(
+      eq(events.parentId, id),
+    );
+    affected = [id, ...children.map((c) => c.id)];
+    statements.push(
+      db.update(events).set({ parentId: null }).where(
+        and(
+          eq(events.parentId, id),
+          sql`coalesce(${events.end_datetime}, ${events.start_datetime}) < ${nowS}`,
+        ),
+      ),
+    );
+  }
+  if (current.parentId !== null && current.recurrence_slot !== null) {
+    statements.push(
+      db.update(events).set({
+        recurrent:
+          sql`json_insert(json_set(${events.recurrent}, '$.exclude', json(coalesce(json_extract(${events.recurrent}, '$.exclude'), '[]'))), '$.exclude[#]', ${current.recurrence_slot})`,
+      }).where(
+        and(
+          eq(events.id, current.parentId),
+          sql`${events.recurrent} is not null`,
+        ),
+      ),
+    );
+  }
+  const tagIds = await tagIdsOf(db, affected);
+  statements.push(db.delete(events).where(eq(events.id, id)));
+  statements.push(...pruneTagsStatement(db, tagIds));
+  await db.batch(statements as [BatchItem, ...BatchItem[]]);
+}
+
+/**
+ * Creates the missing occurrences of every local series up to the horizon.
+ * Idempotent; run after writes and periodically. Returns how many were created.
+ */
+export async function materializeOccurrences(
+  deps: WriteDeps,
+  parentIds?: number[],
+): Promise<number> {
+  const { db, clock, settings } = deps;
+  const now = clock.now();
+  const nowS = Math.floor(now.getTime() / 1000);
+  const parents = await db.select().from(events).where(
+    and(
+      sql`${events.recurrent} is not null`,
+      isNull(events.parentId),
+      isNull(events.apUserApId),
+      parentIds ? inArray(events.id, parentIds) : undefined,
+    ),
+  );
+  if (parents.length === 0) return 0;
+  const slotRows = await db.select({
+    parentId: events.parentId,
+    slot: events.recurrence_slot,
+  })
+    .from(events).where(inArray(events.parentId, parents.map((p) => p.id)));
+  let created = 0;
+  for (const parent of parents) {
+    const template = templateOf(parent);
+    if (!template) continue;
+    const existing = new Set(
+      slotRows.filter((r) => r.parentId === parent.id).map((r) => r.slot)
+        .filter((s): s is number => s !== null),
+    );
+    const slots = pendingSlots(
+      template,
+      settings.instance_timezone,
+      nowS,
+      existing,
+    );
+    if (slots.length === 0) continue;
+    const statements = await occurrenceStatements(
+      db,
+      parent.id,
+      template,
+      slots,
+      settings.instance_timezone,
+      now,
+    );
+    await withSlugRetry(() =>
+      db.batch(statements as [BatchItem, ...BatchItem[]])
+    );
+    created += slots.length;
+  }
+  return created;
+}

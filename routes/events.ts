@@ -1,0 +1,627 @@
+/** Events: the documented endpoints, the write API, messages. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { EVENT_STATUSES, USER_ROLES } from "../db/schema.ts";
+import { unixNow } from "../lib/clock.ts";
+import { listByTag, searchEvents } from "../lib/events/list.ts";
+import { findEvent, loadEventFull, loadSummaries } from "../lib/events/load.ts";
+import { addMessage, listMessages } from "../lib/events/messages.ts";
+import {
+  createEvent,
+  deleteEvent,
+  type EventInput,
+  toggleEvent,
+  updateEvent,
+  type WriteDeps,
+} from "../lib/events/write.ts";
+import { events } from "../db/schema.ts";
+import { desc, eq } from "drizzle-orm";
+import { invalidRequest, notFound } from "../lib/errors.ts";
+import { checkImage, storeImage } from "../lib/media/upload.ts";
+import { getSettings } from "../lib/settings.ts";
+import { bearerSecurity, optionalAuth, requireAuth } from "./auth.ts";
+import type { AppEnv, RouteDeps } from "./env.ts";
+import {
+  bodyOf,
+  errorResponses,
+  IdParam,
+  jsonOrFormOrMultipart,
+  requireBody,
+  validationHook,
+} from "./validation.ts";
+
+/** The OAuth scope that covers the event write API. */
+export const EVENT_WRITE_SCOPE = "event:write";
+
+/** Unix seconds from 1970 up to (not including) 2200-01-01. */
+const MAX_TIMESTAMP = 7_258_118_400;
+const timestamp = z.number().int().min(0).max(MAX_TIMESTAMP - 1)
+  .openapi({ description: "Unix seconds", example: 1_900_000_000 });
+
+const booleanQuery = z.enum(["true", "false", "1", "0"]).transform((v) =>
+  v === "true" || v === "1"
+).openapi({ type: "boolean" });
+
+function intQuery(min: number, max: number) {
+  return z.string().regex(/^\d+$/, "must be an integer").transform(Number)
+    .pipe(z.number().int().min(min).max(max)).openapi({ type: "integer" });
+}
+
+// --- wire shapes (for the OpenAPI document; serializers build them) ---
+
+export const MediaSchema = z.object({
+  name: z.string(),
+  url: z.string().openapi({ description: "File name, served at /media/{url}" }),
+  height: z.number().int().nullable(),
+  width: z.number().int().nullable(),
+  size: z.number().int().nullable(),
+  focalpoint: z.tuple([z.number(), z.number()]).openapi({
+    description: "One [x, y] pair in [-1, 1] (Mastodon's convention)",
+  }),
+}).openapi("Media");
+
+const PlaceSummarySchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  address: z.string(),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+}).openapi("PlaceSummary");
+
+export const PlaceSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  address: z.string(),
+  ap_id: z.string().nullable(),
+  postal_address: z.record(z.string(), z.unknown()).nullable(),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("Place");
+
+export const EventSummarySchema = z.object({
+  id: z.number().int(),
+  slug: z.string(),
+  status: z.enum(EVENT_STATUSES),
+  title: z.string(),
+  media: z.array(MediaSchema),
+  start_datetime: z.number().int(),
+  end_datetime: z.number().int().nullable(),
+  place: PlaceSummarySchema.nullable(),
+  tags: z.array(z.string()),
+}).openapi("EventSummary");
+
+const MessageSchema = z.object({
+  id: z.number().int(),
+  message: z.string(),
+  author: z.string(),
+  is_author_visible: z.boolean(),
+  eventId: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("Message");
+
+const EventFullSchema = z.object({
+  id: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  title: z.string(),
+  slug: z.string(),
+  status: z.enum(EVENT_STATUSES),
+  start_datetime: z.number().int(),
+  end_datetime: z.number().int().nullable(),
+  media: z.array(MediaSchema),
+  description: z.string(),
+  is_visible: z.boolean(),
+  online_locations: z.array(z.string()),
+  recurrent: z.object({ frequency: z.string(), type: z.string() }).passthrough()
+    .nullable(),
+  ld_signature: z.record(z.string(), z.unknown()).nullable(),
+  ap_object: z.record(z.string(), z.unknown()).nullable(),
+  likes: z.array(z.unknown()),
+  boost: z.array(z.unknown()),
+  ap_id: z.string().nullable(),
+  userId: z.number().int().nullable(),
+  user: z.object({
+    id: z.number().int(),
+    description: z.string(),
+    role: z.enum(USER_ROLES),
+  }).passthrough().nullable().openapi({
+    description:
+      "{id, description, role} publicly; the full User for the owner and admins",
+  }),
+  parentId: z.number().int().nullable(),
+  parent: EventSummarySchema.nullable(),
+  children: z.array(EventSummarySchema),
+  placeId: z.number().int().nullable(),
+  place: PlaceSchema.nullable(),
+  tags: z.array(z.object({ tag: z.string(), normalizedTag: z.string() })),
+  apUserApId: z.string().nullable(),
+  apUser: z.record(z.string(), z.unknown()).nullable(),
+  messages: z.array(MessageSchema),
+  resources: z.array(z.record(z.string(), z.unknown())),
+}).openapi("Event");
+
+const SplitListSchema = z.object({
+  events: z.array(EventSummarySchema),
+  pastEvents: z.array(EventSummarySchema),
+}).openapi("EventLists");
+
+// --- request bodies ---
+
+const MediaInputSchema = z.object({
+  url: z.string().regex(
+    /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/,
+    "a file name from POST /api/media",
+  ),
+  name: z.string().max(500).optional(),
+  focalpoint: z.tuple([z.number().min(-1).max(1), z.number().min(-1).max(1)])
+    .optional(),
+});
+
+const eventFields = {
+  title: z.string().trim().min(1).max(200),
+  description: z.string().max(50_000).optional().openapi({
+    description: "HTML; sanitised by an allow-list",
+  }),
+  start_datetime: timestamp,
+  end_datetime: timestamp.nullable().optional(),
+  place_id: z.number().int().positive().optional(),
+  place_name: z.string().trim().min(1).max(200).optional(),
+  place_address: z.string().trim().max(300).optional(),
+  place_latitude: z.number().min(-90).max(90).nullable().optional(),
+  place_longitude: z.number().min(-180).max(180).nullable().optional(),
+  online_locations: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(10)
+    .optional(),
+  tags: z.array(z.string().trim().min(1).max(100)).max(20).optional(),
+  recurrent: z.object({
+    frequency: z.string(),
+    type: z.union([z.string(), z.number()]).optional(),
+  }).passthrough().nullable().optional().openapi({
+    description:
+      "frequency: 1d..99y (1w, 2w, 1m, ...); type for monthly rules: ordinal, 1..4 or -1",
+  }),
+  media: z.array(MediaInputSchema).max(10).optional(),
+  status: z.enum(EVENT_STATUSES).optional(),
+  is_visible: z.boolean().optional(),
+  image: z.instanceof(File).optional().openapi({
+    type: "string",
+    format: "binary",
+    description: "multipart only: an image to attach",
+  }),
+  image_name: z.string().max(500).optional(),
+  image_focalpoint: z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/)
+    .optional(),
+};
+
+const EventBody = z.object(eventFields).openapi("EventInput");
+const EventPatchBody = z.object(eventFields).partial().openapi("EventPatch");
+
+const MessageBody = z.object({
+  message: z.string().trim().min(1).max(5000),
+  is_author_visible: z.boolean().optional(),
+}).openapi("MessageInput");
+
+// --- routes ---
+
+const full = { content: { "application/json": { schema: EventFullSchema } } };
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/api/events/{id}",
+  tags: ["events"],
+  summary: "An event, full form",
+  description:
+    "Hidden events answer 404 except to their owner, editors and admins.",
+  request: { params: IdParam },
+  responses: {
+    200: { description: "The event", ...full },
+    ...errorResponses(400, 401, 404),
+  },
+});
+
+const tagRoute = createRoute({
+  method: "get",
+  path: "/api/events/tag/{tag}",
+  tags: ["events"],
+  summary: "Events with a tag: upcoming and past",
+  description:
+    "Visible local events, never recurrence parents. Upcoming while (end ?? start) >= now, " +
+    "ascending by start; past descending. Tags match case-insensitively.",
+  request: {
+    params: z.object({ tag: z.string().min(1).max(100) }),
+    query: z.object({
+      show_recurrent: booleanQuery.optional(),
+      limit: intQuery(1, 500).optional().default(100),
+      past_limit: intQuery(0, 500).optional().default(50),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The two lists",
+      content: { "application/json": { schema: SplitListSchema } },
+    },
+    ...errorResponses(400),
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/api/events",
+  tags: ["events"],
+  summary: "Search events",
+  description:
+    "Visible local events still running at or after `start` (default now) and starting by `end`, " +
+    "ascending by start. `tags` (any of, comma-separated or repeated), `places` (ids, any of), " +
+    "`query` (title or place name). Pages of `max` (default 50, at most 500).",
+  request: {
+    query: z.object({
+      start: z.string().regex(/^\d+$/).transform(Number).pipe(timestamp)
+        .optional(),
+      end: z.string().regex(/^\d+$/).transform(Number).pipe(timestamp)
+        .optional(),
+      tags: z.union([z.string(), z.array(z.string())]).optional(),
+      places: z.union([z.string(), z.array(z.string())]).optional(),
+      query: z.string().trim().max(100).optional(),
+      show_recurrent: booleanQuery.optional(),
+      page: intQuery(1, 100_000).optional().default(1),
+      max: intQuery(1, 500).optional().default(50),
+    }),
+  },
+  responses: {
+    200: {
+      description: "A page of events",
+      content: { "application/json": { schema: z.array(EventSummarySchema) } },
+    },
+    ...errorResponses(400),
+  },
+});
+
+const mineRoute = createRoute({
+  method: "get",
+  path: "/api/events/mine",
+  tags: ["events"],
+  summary: "The caller's own events, hidden ones and series included",
+  security: bearerSecurity,
+  request: {
+    query: z.object({
+      page: intQuery(1, 100_000).optional().default(1),
+      max: intQuery(1, 500).optional().default(50),
+    }),
+  },
+  responses: {
+    200: {
+      description: "Newest start first",
+      content: { "application/json": { schema: z.array(EventSummarySchema) } },
+    },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+const createEventRoute = createRoute({
+  method: "post",
+  path: "/api/events",
+  tags: ["events"],
+  summary: "Create an event",
+  description:
+    "Needs a login token or an OAuth token with scope event:write; anonymous submissions only when " +
+    "the setting allow_anon_event is on (they start hidden). A `recurrent` event is a series: it is " +
+    "never listed itself; its occurrences are.",
+  security: bearerSecurity,
+  request: { body: jsonOrFormOrMultipart(EventBody) },
+  responses: {
+    201: { description: "The new event", ...full },
+    ...errorResponses(400, 401, 403, 413, 415),
+  },
+});
+
+const putRoute = createRoute({
+  method: "put",
+  path: "/api/events/{id}",
+  tags: ["events"],
+  summary: "Update an event (omitted optional fields keep their value)",
+  security: bearerSecurity,
+  request: { params: IdParam, body: jsonOrFormOrMultipart(EventBody) },
+  responses: {
+    200: { description: "The updated event", ...full },
+    ...errorResponses(400, 401, 403, 404, 413, 415),
+  },
+});
+
+const patchRoute = createRoute({
+  method: "patch",
+  path: "/api/events/{id}",
+  tags: ["events"],
+  summary: "Change the status or any subset of fields",
+  description:
+    "status is a schema.org EventStatusType. Owner, editor or admin.",
+  security: bearerSecurity,
+  request: { params: IdParam, body: jsonOrFormOrMultipart(EventPatchBody) },
+  responses: {
+    200: {
+      description: "The event, summary form",
+      content: { "application/json": { schema: EventSummarySchema } },
+    },
+    ...errorResponses(400, 401, 403, 404, 415),
+  },
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/api/events/{id}",
+  tags: ["events"],
+  summary: "Delete an event",
+  description:
+    "Deleting a series deletes its future occurrences; past ones stay as single events. " +
+    "Deleting an occurrence removes that date from its series.",
+  security: bearerSecurity,
+  request: { params: IdParam },
+  responses: {
+    204: { description: "Deleted" },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+const toggleRoute = createRoute({
+  method: "put",
+  path: "/api/events/{id}/toggle",
+  tags: ["events"],
+  summary: "Flip the confirmation state (is_visible)",
+  security: bearerSecurity,
+  request: { params: IdParam },
+  responses: {
+    200: { description: "The updated event", ...full },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+const postMessageRoute = createRoute({
+  method: "post",
+  path: "/api/events/{id}/messages",
+  tags: ["events"],
+  summary: "Add a moderation note (owner, editor or admin)",
+  security: bearerSecurity,
+  request: {
+    params: IdParam,
+    body: {
+      content: {
+        "application/json": { schema: MessageBody },
+      },
+    },
+  },
+  responses: {
+    201: {
+      description: "The message",
+      content: { "application/json": { schema: MessageSchema } },
+    },
+    ...errorResponses(400, 401, 403, 404, 415),
+  },
+});
+
+const listMessagesRoute = createRoute({
+  method: "get",
+  path: "/api/events/{id}/messages",
+  tags: ["events"],
+  summary:
+    "Moderation notes: all for editors and admins, those marked visible for the owner",
+  security: bearerSecurity,
+  request: { params: IdParam },
+  responses: {
+    200: {
+      description: "Oldest first",
+      content: { "application/json": { schema: z.array(MessageSchema) } },
+    },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+function listParam(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(","))
+    .map((v) => v.trim()).filter(Boolean);
+}
+
+/** Splits the image fields off an event body; the rest is the domain input. */
+function splitBody(body: z.infer<typeof EventPatchBody>) {
+  const { image, image_name, image_focalpoint, ...input } = body;
+  const focalpoint = image_focalpoint
+    ? image_focalpoint.split(",").map(Number) as [number, number]
+    : undefined;
+  return { input: input as EventInput, image, image_name, focalpoint };
+}
+
+export function eventRoutes(deps: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const { db } = deps.database;
+  const scoped = { scope: EVENT_WRITE_SCOPE };
+  const writer = [requireAuth(deps, scoped)];
+
+  const writeDeps = async (): Promise<WriteDeps> => ({
+    db,
+    clock: deps.clock,
+    settings: await getSettings(db),
+  });
+
+  /** Checks an attached image, then returns the Media item it will be once stored. */
+  const imageSaver = async (
+    image: File | undefined,
+    name: string | undefined,
+    focalpoint: [number, number] | undefined,
+  ) => {
+    if (!image) return undefined;
+    const checked = checkImage(
+      new Uint8Array(await image.arrayBuffer()),
+      deps.config.mediaMaxBytes,
+    );
+    return () =>
+      storeImage({ db, clock: deps.clock, media: deps.media }, checked, {
+        name: name ?? image.name,
+        focalpoint,
+      });
+  };
+
+  const full = async (c: Context<AppEnv>, id: number) => {
+    const event = await loadEventFull(
+      db,
+      id,
+      c.get("auth")?.user ?? null,
+      unixNow(deps.clock),
+    );
+    if (!event) throw notFound("Event");
+    return event;
+  };
+
+  app.openapi(
+    { ...listRoute, middleware: [optionalAuth(deps, scoped)] },
+    async (c) => {
+      const q = c.req.valid("query");
+      const settings = await getSettings(db);
+      const placeIds = listParam(q.places).map(Number);
+      if (placeIds.some((p) => !Number.isInteger(p) || p <= 0)) {
+        throw invalidRequest("The request is not valid", [{
+          field: "places",
+          message: "must be comma-separated place ids",
+        }]);
+      }
+      const list = await searchEvents(db, {
+        start: q.start ?? unixNow(deps.clock),
+        end: q.end,
+        tags: listParam(q.tags),
+        places: placeIds,
+        query: q.query || undefined,
+        showRecurrent: q.show_recurrent ?? settings.recurrent_event_visible,
+        page: q.page,
+        max: q.max,
+      });
+      return c.json(list, 200);
+    },
+  );
+
+  app.openapi({ ...mineRoute, middleware: writer }, async (c) => {
+    const { page, max } = c.req.valid("query");
+    const rows = await db.select().from(events).where(
+      eq(events.userId, c.get("auth").user.id),
+    ).orderBy(desc(events.start_datetime), desc(events.id)).limit(max).offset(
+      (page - 1) * max,
+    );
+    return c.json(await loadSummaries(db, rows), 200);
+  });
+
+  app.openapi(tagRoute, async (c) => {
+    const { tag } = c.req.valid("param");
+    const q = c.req.valid("query");
+    const settings = await getSettings(db);
+    const lists = await listByTag(
+      db,
+      unixNow(deps.clock),
+      tag,
+      q.show_recurrent ?? settings.recurrent_event_visible,
+      { limit: q.limit, pastLimit: q.past_limit },
+    );
+    return c.json(lists, 200);
+  });
+
+  app.openapi(
+    { ...getRoute, middleware: [optionalAuth(deps, scoped)] },
+    async (c) => c.json(await full(c, c.req.valid("param").id), 200),
+  );
+
+  app.openapi(
+    {
+      ...createEventRoute,
+      middleware: [optionalAuth(deps, scoped), requireBody],
+    },
+    async (c) => {
+      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const { input, image, image_name, focalpoint } = splitBody(body);
+      const id = await createEvent(
+        await writeDeps(),
+        c.get("auth")?.user ?? null,
+        input,
+        await imageSaver(image, image_name, focalpoint),
+      );
+      return c.json(await full(c, id), 201);
+    },
+  );
+
+  app.openapi(
+    { ...putRoute, middleware: [...writer, requireBody] },
+    async (c) => {
+      const id = c.req.valid("param").id;
+      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const { input, image, image_name, focalpoint } = splitBody(body);
+      await updateEvent(
+        await writeDeps(),
+        c.get("auth").user,
+        id,
+        input,
+        await imageSaver(image, image_name, focalpoint),
+      );
+      return c.json(await full(c, id), 200);
+    },
+  );
+
+  app.openapi(
+    { ...patchRoute, middleware: [...writer, requireBody] },
+    async (c) => {
+      const id = c.req.valid("param").id;
+      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const { input, image, image_name, focalpoint } = splitBody(body);
+      await updateEvent(
+        await writeDeps(),
+        c.get("auth").user,
+        id,
+        input,
+        await imageSaver(image, image_name, focalpoint),
+      );
+      const row = await findEvent(db, id);
+      if (!row) throw notFound("Event");
+      const [summary] = await loadSummaries(db, [row]);
+      return c.json(summary, 200);
+    },
+  );
+
+  app.openapi({ ...deleteRoute, middleware: writer }, async (c) => {
+    await deleteEvent(
+      await writeDeps(),
+      c.get("auth").user,
+      c.req.valid("param").id,
+    );
+    return c.body(null, 204);
+  });
+
+  app.openapi({ ...toggleRoute, middleware: writer }, async (c) => {
+    const id = c.req.valid("param").id;
+    await toggleEvent(await writeDeps(), c.get("auth").user, id);
+    return c.json(await full(c, id), 200);
+  });
+
+  app.openapi(
+    { ...postMessageRoute, middleware: [requireAuth(deps), requireBody] },
+    async (c) => {
+      const message = await addMessage(
+        db,
+        deps.clock,
+        c.get("auth").user,
+        c.req.valid("param").id,
+        c.req.valid("json"),
+      );
+      return c.json(message, 201);
+    },
+  );
+
+  app.openapi(
+    { ...listMessagesRoute, middleware: [requireAuth(deps)] },
+    async (c) => {
+      const list = await listMessages(
+        db,
+        c.get("auth").user,
+        c.req.valid("param").id,
+      );
+      return c.json(list, 200);
+    },
+  );
+
+  return app;
+}

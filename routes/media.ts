@@ -1,0 +1,105 @@
+/** Uploading and serving media files. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { invalidRequest, notFound } from "../lib/errors.ts";
+import { checkImage, storeImage } from "../lib/media/upload.ts";
+import { bearerSecurity, requireAuth } from "./auth.ts";
+import type { AppEnv, RouteDeps } from "./env.ts";
+import { EVENT_WRITE_SCOPE, MediaSchema } from "./events.ts";
+import { errorResponses, validationHook } from "./validation.ts";
+
+const UploadBody = z.object({
+  file: z.instanceof(File).openapi({ type: "string", format: "binary" }),
+  name: z.string().max(500).optional().openapi({ description: "Alt text" }),
+  focalpoint: z.string().regex(/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/, "x,y")
+    .optional()
+    .openapi({ description: "x,y in [-1, 1]", example: "0,0" }),
+});
+
+const uploadRoute = createRoute({
+  method: "post",
+  path: "/api/media",
+  tags: ["media"],
+  summary: "Upload an image (JPEG, PNG, WebP or GIF, recognised by its bytes)",
+  security: bearerSecurity,
+  request: {
+    body: {
+      required: true,
+      content: { "multipart/form-data": { schema: UploadBody } },
+    },
+  },
+  responses: {
+    201: {
+      description: "The Media item to put in an event's `media`",
+      content: { "application/json": { schema: MediaSchema } },
+    },
+    ...errorResponses(400, 401, 403, 413, 415),
+  },
+});
+
+const fileRoute = createRoute({
+  method: "get",
+  path: "/media/{file}",
+  tags: ["media"],
+  summary: "An uploaded file",
+  request: {
+    params: z.object({
+      file: z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/),
+    }),
+  },
+  responses: {
+    200: { description: "The file, cacheable for a year" },
+    ...errorResponses(400, 404),
+  },
+});
+
+export function mediaRoutes(deps: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const { db } = deps.database;
+
+  app.openapi(
+    {
+      ...uploadRoute,
+      middleware: [requireAuth(deps, { scope: EVENT_WRITE_SCOPE })],
+    },
+    async (c) => {
+      const { file, name, focalpoint } = c.req.valid("form");
+      const point = focalpoint?.split(",").map(Number) as
+        | [number, number]
+        | undefined;
+      if (point && point.some((v) => v < -1 || v > 1)) {
+        throw invalidRequest("The request is not valid", [{
+          field: "focalpoint",
+          message: "each coordinate must be in [-1, 1]",
+        }]);
+      }
+      const checked = checkImage(
+        new Uint8Array(await file.arrayBuffer()),
+        deps.config.mediaMaxBytes,
+      );
+      const item = await storeImage(
+        { db, clock: deps.clock, media: deps.media },
+        checked,
+        {
+          name: name ?? "",
+          focalpoint: point,
+        },
+      );
+      return c.json(item, 201);
+    },
+  );
+
+  app.openapi(fileRoute, async (c) => {
+    const stored = await deps.media.get(c.req.valid("param").file);
+    if (!stored) throw notFound("File");
+    return c.body(stored.body as Uint8Array<ArrayBuffer>, 200, {
+      "Content-Type": stored.contentType,
+      "Content-Length": String(stored.size),
+      // Names are random and never reused: the bytes behind one never change.
+      "Cache-Control": "public, max-age=31536000, immutable",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+      "Access-Control-Allow-Origin": "*",
+    }) as never;
+  });
+  return app;
+}
