@@ -165,10 +165,16 @@ export const events = sqliteTable("events", {
   // drizzle-kit 0.31 mangles expression indexes.
   uniqueIndex("events_parent_slot_idx").on(t.parentId, t.recurrence_slot),
   index("events_end_idx").on(t.end_datetime),
-  index("events_parent_idx").on(t.parentId),
+  // Partial: most events are local and single, and an index over NULLs would
+  // tempt the planner into scanning every local event for `IS NULL`.
+  index("events_parent_idx").on(t.parentId).where(
+    sql`${t.parentId} is not null`,
+  ),
   index("events_user_idx").on(t.userId),
   index("events_place_idx").on(t.placeId),
-  index("events_ap_user_idx").on(t.apUserApId),
+  index("events_ap_user_idx").on(t.apUserApId).where(
+    sql`${t.apUserApId} is not null`,
+  ),
 ]);
 
 export const tags = sqliteTable("tags", {

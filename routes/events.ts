@@ -3,7 +3,11 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { EVENT_STATUSES, USER_ROLES } from "../db/schema.ts";
 import { unixNow } from "../lib/clock.ts";
-import { listByTag, searchEvents } from "../lib/events/list.ts";
+import {
+  listByTag,
+  SEARCH_DEPTH_LIMIT,
+  searchEvents,
+} from "../lib/events/list.ts";
 import { findEvent, loadEventFull, loadSummaries } from "../lib/events/load.ts";
 import { addMessage, listMessages } from "../lib/events/messages.ts";
 import {
@@ -461,12 +465,13 @@ export function eventRoutes(deps: RouteDeps) {
       });
   };
 
-  const full = async (c: Context<AppEnv>, id: number) => {
+  const full = async (c: Context<AppEnv>, id: number, justCreated = false) => {
     const event = await loadEventFull(
       db,
       id,
       c.get("auth")?.user ?? null,
       unixNow(deps.clock),
+      { justCreated },
     );
     if (!event) throw notFound("Event");
     return event;
@@ -477,6 +482,13 @@ export function eventRoutes(deps: RouteDeps) {
     async (c) => {
       const q = c.req.valid("query");
       const settings = await getSettings(db);
+      if (q.page * q.max > SEARCH_DEPTH_LIMIT) {
+        throw invalidRequest("The request is not valid", [{
+          field: "page",
+          message:
+            `page * max may not exceed ${SEARCH_DEPTH_LIMIT}; narrow the range with start and end`,
+        }]);
+      }
       const placeIds = listParam(q.places).map(Number);
       if (placeIds.some((p) => !Number.isInteger(p) || p <= 0)) {
         throw invalidRequest("The request is not valid", [{
@@ -541,7 +553,7 @@ export function eventRoutes(deps: RouteDeps) {
         input,
         await imageSaver(image, image_name, focalpoint),
       );
-      return c.json(await full(c, id), 201);
+      return c.json(await full(c, id, true), 201);
     },
   );
 

@@ -1,6 +1,6 @@
 /** Uploading and serving media files. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { invalidRequest, notFound } from "../lib/errors.ts";
+import { ApiError, invalidRequest, notFound } from "../lib/errors.ts";
 import { checkImage, storeImage } from "../lib/media/upload.ts";
 import { bearerSecurity, requireAuth } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
@@ -59,7 +59,20 @@ export function mediaRoutes(deps: RouteDeps) {
   app.openapi(
     {
       ...uploadRoute,
-      middleware: [requireAuth(deps, { scope: EVENT_WRITE_SCOPE })],
+      middleware: [
+        requireAuth(deps, { scope: EVENT_WRITE_SCOPE }),
+        async (c, next) => {
+          const type = c.req.header("content-type") ?? "";
+          if (!/^multipart\/form-data/i.test(type)) {
+            throw new ApiError(
+              415,
+              "unsupported_media_type",
+              "Send the file as multipart/form-data",
+            );
+          }
+          await next();
+        },
+      ],
     },
     async (c) => {
       const { file, name, focalpoint } = c.req.valid("form");

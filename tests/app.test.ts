@@ -99,6 +99,23 @@ Deno.test("the OpenAPI 3.1 document lists every route with its auth requirement"
     ["/api/users/{id}", "delete", true],
     ["/api/settings", "get", true],
     ["/api/settings", "put", true],
+    ["/api/events", "get", false],
+    ["/api/events", "post", true],
+    ["/api/events/mine", "get", true],
+    ["/api/events/tag/{tag}", "get", false],
+    ["/api/events/{id}", "get", false],
+    ["/api/events/{id}", "put", true],
+    ["/api/events/{id}", "patch", true],
+    ["/api/events/{id}", "delete", true],
+    ["/api/events/{id}/toggle", "put", true],
+    ["/api/events/{id}/messages", "get", true],
+    ["/api/events/{id}/messages", "post", true],
+    ["/api/tags", "get", false],
+    ["/api/places", "get", false],
+    ["/api/places/{id}", "get", false],
+    ["/api/places/{id}", "put", true],
+    ["/api/media", "post", true],
+    ["/media/{file}", "get", false],
   ];
   for (const [path, method, secured] of expected) {
     const op = doc.paths[path]?.[method];

@@ -1,5 +1,5 @@
 /** Tags and places as browsable catalogues. */
-import { and, asc, count, desc, eq, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
@@ -13,16 +13,29 @@ function likeEscape(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** Tags matching a search (prefix matches first), most used first. */
+/**
+ * Tags matching a search (prefix matches first), most used first. Only
+ * listable events count, and a series counts once, so hidden events never
+ * reveal their tags.
+ */
 export async function searchTags(db: Db, search: string, limit: number) {
   const key = likeEscape(normalizeTag(search));
-  const uses = count(eventTags.eventId);
+  const uses = sql<
+    number
+  >`count(distinct coalesce(${events.parentId}, ${events.id}))`;
   const rows = await db.select({
     tag: tags.tag,
     normalizedTag: tags.normalizedTag,
     count: uses,
-  }).from(tags).innerJoin(eventTags, eq(eventTags.tagId, tags.id))
-    .where(sql`${tags.normalizedTag} like ${`%${key}%`} escape '\\'`)
+  }).from(tags)
+    .innerJoin(eventTags, eq(eventTags.tagId, tags.id))
+    .innerJoin(events, eq(events.id, eventTags.eventId))
+    .where(
+      and(
+        sql`${tags.normalizedTag} like ${`%${key}%`} escape '\\'`,
+        ...listableConditions(true),
+      ),
+    )
     .groupBy(tags.id)
     .orderBy(
       sql`${tags.normalizedTag} like ${`${key}%`} escape '\\' desc`,
@@ -80,6 +93,11 @@ export async function updatePlace(
 ) {
   const name = input.name.trim();
   const address = (input.address ?? "").trim();
+  // An unknown place is a 404 even when its new name and address are taken.
+  const [current] = await db.select({ id: places.id }).from(places).where(
+    eq(places.id, id),
+  );
+  if (!current) throw notFound("Place");
   const [other] = await db.select({ id: places.id }).from(places).where(
     and(eq(places.name, name), eq(places.address, address), ne(places.id, id)),
   );

@@ -58,8 +58,37 @@ export interface SplitLimits {
 }
 
 /**
+ * Events still running at `moment`, ascending by start then id, at most `limit`
+ * after skipping `offset`. Two index searches instead of one scan: those
+ * starting at or after `moment` (range on start), and those that began before
+ * and have not ended (range on end ?? start). The second set all start
+ * earlier, so the concatenation is in order.
+ */
+function runningFrom(
+  db: Db,
+  moment: number,
+  conditions: SQL[],
+  take: number,
+) {
+  return [
+    // `+ 0` keeps the planner off the start index here: only the range on
+    // (end ?? start) bounds this set by the future, not by history.
+    db.select().from(events).where(
+      and(
+        ...conditions,
+        sql`${lastMoment} >= ${moment}`,
+        sql`${events.start_datetime} + 0 < ${moment}`,
+      ),
+    ).orderBy(sql`${events.start_datetime} + 0`, asc(events.id)).limit(take),
+    db.select().from(events).where(
+      and(...conditions, sql`${events.start_datetime} >= ${moment}`),
+    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(take),
+  ] as const;
+}
+
+/**
  * `{events, pastEvents}`: upcoming ascending by start then id, past descending
- * by start; both bounded. Four queries whatever the table size.
+ * by start; both bounded. A fixed number of queries whatever the table size.
  */
 export async function listUpcomingAndPast(
   db: Db,
@@ -67,11 +96,10 @@ export async function listUpcomingAndPast(
   conditions: SQL[],
   limits: SplitLimits,
 ): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
-  const [upcoming, past] = await db.batch([
-    db.select().from(events).where(
-      and(...conditions, sql`${lastMoment} >= ${now}`),
-    )
-      .orderBy(asc(events.start_datetime), asc(events.id)).limit(limits.limit),
+  const [ongoing, starting] = runningFrom(db, now, conditions, limits.limit);
+  const [ongoingRows, startingRows, past] = await db.batch([
+    ongoing,
+    starting,
     db.select().from(events).where(
       and(...conditions, sql`${lastMoment} < ${now}`),
     )
@@ -79,6 +107,7 @@ export async function listUpcomingAndPast(
         limits.pastLimit,
       ),
   ]);
+  const upcoming = [...ongoingRows, ...startingRows].slice(0, limits.limit);
   const summaries = await loadSummaries(db, [...upcoming, ...past]);
   return {
     events: summaries.slice(0, upcoming.length),
@@ -123,13 +152,15 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** Deepest result GET /api/events pages to (page * max). */
+export const SEARCH_DEPTH_LIMIT = 10_000;
+
 /** GET /api/events: a bounded page of listable events, ascending by start. */
 export async function searchEvents(
   db: Db,
   q: EventSearch,
 ): Promise<EventSummary[]> {
   const conditions = listableConditions(q.showRecurrent);
-  conditions.push(sql`${lastMoment} >= ${q.start}`);
   if (q.end !== undefined) {
     conditions.push(sql`${events.start_datetime} <= ${q.end}`);
   }
@@ -147,8 +178,13 @@ export async function searchEvents(
       )!,
     );
   }
-  const rows = await db.select().from(events).where(and(...conditions))
-    .orderBy(asc(events.start_datetime), asc(events.id))
-    .limit(q.max).offset((q.page - 1) * q.max);
-  return loadSummaries(db, rows);
+  const offset = (q.page - 1) * q.max;
+  const [ongoing, starting] = runningFrom(
+    db,
+    q.start,
+    conditions,
+    offset + q.max,
+  );
+  const [a, b] = await db.batch([ongoing, starting]);
+  return loadSummaries(db, [...a, ...b].slice(offset, offset + q.max));
 }

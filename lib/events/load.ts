@@ -80,9 +80,13 @@ export async function loadEventFull(
   id: number,
   viewer: UserRow | null,
   now: number,
+  options: { justCreated?: boolean } = {},
 ) {
   const event = await findEvent(db, id);
-  if (!event || !canSeeEvent(viewer, event)) return null;
+  // An anonymous submitter gets back what they sent, though it is hidden.
+  if (!event || (!options.justCreated && !canSeeEvent(viewer, event))) {
+    return null;
+  }
   const moderator = isModerator(viewer);
   const owner = viewer !== null && event.userId === viewer.id;
   const canSeeHiddenChildren = canEditEvent(viewer, event);

@@ -1,0 +1,1022 @@
+import assert from "node:assert/strict";
+import { createJwtCodec } from "../routes/jwt.ts";
+import { issueAccessToken } from "../lib/auth/tokens.ts";
+import {
+  call,
+  countRows,
+  createTestApp,
+  expectError,
+  loginToken,
+  type TestContext,
+  userWithToken,
+} from "./helpers.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+async function createEvent(
+  ctx: TestContext,
+  token: string,
+  fields: Record<string, unknown> = {},
+) {
+  const res = await call(ctx, "POST", "/api/events", {
+    token,
+    json: {
+      title: "Open mic",
+      start_datetime: NOW + DAY,
+      place_name: "Circolo",
+      place_address: "Via Roma 1",
+      ...fields,
+      end_datetime: "end_datetime" in fields
+        ? fields.end_datetime
+        : (fields.start_datetime as number ?? NOW + DAY) + 2 * HOUR,
+    },
+  });
+  const text = await res.text();
+  assert.equal(res.status, 201, text);
+  return JSON.parse(text);
+}
+
+const FULL_FIELDS: Record<string, string> = {
+  id: "number",
+  createdAt: "string",
+  updatedAt: "string",
+  title: "string",
+  slug: "string",
+  status: "string",
+  start_datetime: "number",
+  end_datetime: "number",
+  media: "array",
+  description: "string",
+  is_visible: "boolean",
+  online_locations: "array",
+  recurrent: "null",
+  ld_signature: "null",
+  ap_object: "null",
+  likes: "array",
+  boost: "array",
+  ap_id: "null",
+  userId: "number",
+  user: "object",
+  parentId: "null",
+  parent: "null",
+  children: "array",
+  placeId: "number",
+  place: "object",
+  tags: "array",
+  apUserApId: "null",
+  apUser: "null",
+  messages: "array",
+  resources: "array",
+};
+
+function typeOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
+
+Deno.test("GET /api/events/{id}: the full form with every documented field", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const created = await createEvent(ctx, owner.token, {
+    tags: ["Jazz", "Live"],
+    online_locations: ["https://stream.example/live"],
+  });
+  const res = await call(ctx, "GET", `/api/events/${created.id}`);
+  assert.equal(res.status, 200);
+  const event = await res.json();
+  for (const [field, type] of Object.entries(FULL_FIELDS)) {
+    assert.equal(
+      typeOf(event[field]),
+      type,
+      `${field}: ${JSON.stringify(event[field])}`,
+    );
+  }
+  assert.deepEqual(Object.keys(event).sort(), Object.keys(FULL_FIELDS).sort());
+  assert.equal(event.status, "EventScheduled");
+  assert.equal(event.slug, "open-mic");
+  assert.ok(!Number.isNaN(Date.parse(event.createdAt)));
+  assert.deepEqual(event.tags, [
+    { tag: "Jazz", normalizedTag: "jazz" },
+    { tag: "Live", normalizedTag: "live" },
+  ]);
+  assert.deepEqual(event.online_locations, ["https://stream.example/live"]);
+  assert.deepEqual(Object.keys(event.place).sort(), [
+    "address",
+    "ap_id",
+    "createdAt",
+    "id",
+    "latitude",
+    "longitude",
+    "name",
+    "postal_address",
+    "updatedAt",
+  ]);
+  // The public sees no e-mail; the owner sees their full record.
+  assert.deepEqual(Object.keys(event.user).sort(), [
+    "description",
+    "id",
+    "role",
+  ]);
+  const asOwner = await (await call(ctx, "GET", `/api/events/${created.id}`, {
+    token: owner.token,
+  }))
+    .json();
+  assert.equal(asOwner.user.email, owner.email);
+
+  await expectError(
+    await call(ctx, "GET", "/api/events/abc"),
+    400,
+    "invalid_request",
+  );
+  await expectError(await call(ctx, "GET", "/api/events/1.5"), 400);
+  await expectError(
+    await call(ctx, "GET", "/api/events/99999"),
+    404,
+    "not_found",
+  );
+  ctx.close();
+});
+
+Deno.test("hidden events: 404 to the public and other users, visible to owner, editor, admin", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const other = await userWithToken(ctx, "user");
+  const editor = await userWithToken(ctx, "editor");
+  const admin = await userWithToken(ctx, "admin");
+  const { id } = await createEvent(ctx, owner.token);
+  const toggled = await call(ctx, "PUT", `/api/events/${id}/toggle`, {
+    token: owner.token,
+  });
+  assert.equal(toggled.status, 200);
+  assert.equal((await toggled.json()).is_visible, false);
+
+  await expectError(await call(ctx, "GET", `/api/events/${id}`), 404);
+  await expectError(
+    await call(ctx, "GET", `/api/events/${id}`, { token: other.token }),
+    404,
+  );
+  for (const who of [owner, editor, admin]) {
+    assert.equal(
+      (await call(ctx, "GET", `/api/events/${id}`, { token: who.token }))
+        .status,
+      200,
+    );
+  }
+  // Toggling a hidden event of someone else looks like it does not exist.
+  await expectError(
+    await call(ctx, "PUT", `/api/events/${id}/toggle`, { token: other.token }),
+    404,
+  );
+  const back = await call(ctx, "PUT", `/api/events/${id}/toggle`, {
+    token: editor.token,
+  });
+  assert.equal((await back.json()).is_visible, true);
+  ctx.close();
+});
+
+Deno.test("toggle, PATCH, PUT, DELETE: 401 anonymous, 403 not the owner, 404 unknown", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const other = await userWithToken(ctx, "user");
+  const { id } = await createEvent(ctx, owner.token);
+  const routes: [string, string, unknown?][] = [
+    ["PUT", `/api/events/${id}/toggle`],
+    ["PATCH", `/api/events/${id}`, { status: "EventCancelled" }],
+    ["PUT", `/api/events/${id}`, {
+      title: "X",
+      start_datetime: NOW + DAY,
+      place_name: "P",
+    }],
+    ["DELETE", `/api/events/${id}`],
+  ];
+  for (const [method, path, json] of routes) {
+    await expectError(
+      await call(ctx, method, path, { json }),
+      401,
+      "unauthorized",
+    );
+    await expectError(
+      await call(ctx, method, path, { json, token: other.token }),
+      403,
+      "forbidden",
+    );
+    await expectError(
+      await call(ctx, method, path.replace(String(id), "424242"), {
+        json,
+        token: owner.token,
+      }),
+      404,
+    );
+  }
+  const event = await (await call(ctx, "GET", `/api/events/${id}`)).json();
+  assert.equal(event.title, "Open mic");
+  assert.equal(event.status, "EventScheduled");
+  assert.equal(event.is_visible, true);
+  ctx.close();
+});
+
+Deno.test("PATCH status: schema.org values only; returns the summary form", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const editor = await userWithToken(ctx, "editor");
+  const { id } = await createEvent(ctx, owner.token, { tags: ["Rock"] });
+  const res = await call(ctx, "PATCH", `/api/events/${id}`, {
+    token: editor.token,
+    json: { status: "EventCancelled" },
+  });
+  assert.equal(res.status, 200);
+  const summary = await res.json();
+  assert.deepEqual(Object.keys(summary).sort(), [
+    "end_datetime",
+    "id",
+    "media",
+    "place",
+    "slug",
+    "start_datetime",
+    "status",
+    "tags",
+    "title",
+  ]);
+  assert.equal(summary.status, "EventCancelled");
+  assert.deepEqual(summary.tags, ["Rock"]);
+  assert.deepEqual(Object.keys(summary.place).sort(), [
+    "address",
+    "id",
+    "latitude",
+    "longitude",
+    "name",
+  ]);
+  for (const bad of ["Cancelled", "eventcancelled", "", 3]) {
+    await expectError(
+      await call(ctx, "PATCH", `/api/events/${id}`, {
+        token: owner.token,
+        json: { status: bad },
+      }),
+      400,
+      "invalid_request",
+    );
+  }
+  const after = await (await call(ctx, "GET", `/api/events/${id}`)).json();
+  assert.equal(after.status, "EventCancelled");
+  // Form bodies work too.
+  const form = await call(ctx, "PATCH", `/api/events/${id}`, {
+    token: owner.token,
+    form: { status: "EventPostponed" },
+  });
+  assert.equal((await form.json()).status, "EventPostponed");
+  ctx.close();
+});
+
+Deno.test("POST validation: each bad input is a 400 and writes nothing", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "user");
+  const base = { title: "T", start_datetime: NOW + DAY, place_name: "P" };
+  const bad: Record<string, unknown>[] = [
+    { ...base, title: "   " },
+    { ...base, title: undefined },
+    { ...base, start_datetime: undefined },
+    { ...base, end_datetime: NOW + DAY },
+    { ...base, end_datetime: NOW },
+    { ...base, start_datetime: 1.5 },
+    { ...base, start_datetime: "tomorrow" },
+    { ...base, start_datetime: -1 },
+    { ...base, start_datetime: 7_258_118_400 },
+    { ...base, tags: "jazz" },
+    { ...base, tags: [1, 2] },
+    { ...base, tags: ["ok", "   "] },
+    { ...base, place_name: undefined },
+    { ...base, place_name: undefined, place_id: 999 },
+    { ...base, status: "EventMaybe" },
+    { ...base, online_locations: ["javascript:alert(1)"] },
+    { ...base, online_locations: "https://x.org" },
+    { ...base, recurrent: { frequency: "1x" } },
+    { ...base, recurrent: { frequency: "1m", type: "5" } },
+    { ...base, media: [{ url: "never-uploaded.jpg" }] },
+    { ...base, place_latitude: 95 },
+  ];
+  for (const json of bad) {
+    const res = await call(ctx, "POST", "/api/events", { token, json });
+    const body = await expectError(res, 400, "invalid_request");
+    assert.ok(body.details && body.details.length > 0, JSON.stringify(json));
+  }
+  for (const table of ["events", "places", "tags", "event_tags"]) {
+    assert.equal(await countRows(ctx, table), 0, table);
+  }
+  // An online-only event needs no place.
+  const online = await createEvent(ctx, token, {
+    place_name: undefined,
+    place_address: undefined,
+    online_locations: ["https://meet.example/x"],
+  });
+  assert.equal(online.place, null);
+  ctx.close();
+});
+
+Deno.test("descriptions are sanitised: no script, handler, javascript: link or fbclid", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "user");
+  const event = await createEvent(ctx, token, {
+    description:
+      `<p onclick="x()" data-x="1">hi</p><script>bad()</script><a href="javascript:alert(1)">a</a><a href="https://x.org/?a=1&fbclid=2">b</a><iframe src="https://evil.example"></iframe>`,
+  });
+  const html: string = event.description;
+  assert.ok(html.includes("<p>hi</p>"), html);
+  for (
+    const banned of [
+      "<script",
+      "bad()",
+      "onclick",
+      "data-x",
+      "javascript:",
+      "fbclid",
+      "<iframe",
+    ]
+  ) {
+    assert.ok(!html.includes(banned), `${banned} in ${html}`);
+  }
+  assert.ok(html.includes('href="https://x.org/?a=1"'), html);
+  ctx.close();
+});
+
+Deno.test("places are found or created by name and address; tags trimmed, first spelling wins", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "user");
+  const a = await createEvent(ctx, token, {
+    place_name: "  Circolo ",
+    place_address: " Via Roma 1 ",
+    tags: [" Jazz ", "jazz", "JAZZ"],
+  });
+  const b = await createEvent(ctx, token, {
+    place_name: "Circolo",
+    place_address: "Via Roma 1",
+    tags: ["JAZZ"],
+  });
+  const c = await createEvent(ctx, token, {
+    place_name: "Circolo",
+    place_address: "Via Milano 2",
+  });
+  assert.equal(a.place.name, "Circolo");
+  assert.equal(a.place.address, "Via Roma 1");
+  assert.equal(a.placeId, b.placeId);
+  assert.notEqual(a.placeId, c.placeId);
+  assert.deepEqual(a.tags, [{ tag: "Jazz", normalizedTag: "jazz" }]);
+  assert.deepEqual(b.tags, [{ tag: "Jazz", normalizedTag: "jazz" }]);
+  assert.equal(await countRows(ctx, "tags"), 1);
+  const byId = await createEvent(ctx, token, {
+    place_name: undefined,
+    place_id: c.placeId,
+  });
+  assert.equal(byId.place.address, "Via Milano 2");
+  ctx.close();
+});
+
+Deno.test("slugs: unique by suffix, stable across title changes, event-<id> for non-Latin titles", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "user");
+  const first = await createEvent(ctx, token, { title: "Caffè & Jazz!" });
+  const second = await createEvent(ctx, token, { title: "Caffe & Jazz" });
+  assert.equal(first.slug, "caffe-and-jazz");
+  assert.equal(second.slug, "caffe-and-jazz-2");
+  const cjk = await createEvent(ctx, token, { title: "音楽の夜" });
+  assert.equal(cjk.slug, `event-${cjk.id}`);
+  const put = await call(ctx, "PUT", `/api/events/${first.id}`, {
+    token,
+    json: {
+      title: "Renamed",
+      start_datetime: NOW + DAY,
+      place_name: "Circolo",
+      place_address: "Via Roma 1",
+    },
+  });
+  assert.equal((await put.json()).slug, "caffe-and-jazz");
+  ctx.close();
+});
+
+Deno.test("PUT keeps omitted optional fields; PUT by an editor is allowed", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const editor = await userWithToken(ctx, "editor");
+  const created = await createEvent(ctx, owner.token, {
+    description: "<p>Bring a friend</p>",
+    tags: ["Folk"],
+    online_locations: ["https://stream.example/a"],
+  });
+  const res = await call(ctx, "PUT", `/api/events/${created.id}`, {
+    token: editor.token,
+    json: {
+      title: "Open mic night",
+      start_datetime: NOW + 2 * DAY,
+      end_datetime: NOW + 2 * DAY + HOUR,
+    },
+  });
+  assert.equal(res.status, 200);
+  const updated = await res.json();
+  assert.equal(updated.title, "Open mic night");
+  assert.equal(updated.start_datetime, NOW + 2 * DAY);
+  assert.equal(updated.description, "<p>Bring a friend</p>");
+  assert.deepEqual(updated.tags, [{ tag: "Folk", normalizedTag: "folk" }]);
+  assert.deepEqual(updated.online_locations, ["https://stream.example/a"]);
+  assert.equal(updated.placeId, created.placeId);
+  // A bad update changes nothing.
+  await expectError(
+    await call(ctx, "PUT", `/api/events/${created.id}`, {
+      token: owner.token,
+      json: {
+        title: "Broken",
+        start_datetime: NOW + 2 * DAY,
+        end_datetime: NOW,
+        tags: ["New"],
+      },
+    }),
+    400,
+  );
+  const after = await (await call(ctx, "GET", `/api/events/${created.id}`))
+    .json();
+  assert.equal(after.title, "Open mic night");
+  assert.deepEqual(after.tags, [{ tag: "Folk", normalizedTag: "folk" }]);
+  ctx.close();
+});
+
+Deno.test("DELETE removes the event and its now unused tags", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const { id } = await createEvent(ctx, owner.token, { tags: ["Gone"] });
+  const res = await call(ctx, "DELETE", `/api/events/${id}`, {
+    token: owner.token,
+  });
+  assert.equal(res.status, 204);
+  await expectError(await call(ctx, "GET", `/api/events/${id}`), 404);
+  assert.equal(await countRows(ctx, "tags"), 0);
+  ctx.close();
+});
+
+Deno.test("anonymous submissions: 401 unless allow_anon_event; then created hidden", async () => {
+  const ctx = await createTestApp();
+  const admin = await userWithToken(ctx, "admin");
+  const body = { title: "Anon", start_datetime: NOW + DAY, place_name: "P" };
+  await expectError(
+    await call(ctx, "POST", "/api/events", { json: body }),
+    401,
+  );
+  await call(ctx, "PUT", "/api/settings", {
+    token: admin.token,
+    json: { allow_anon_event: true },
+  });
+  const res = await call(ctx, "POST", "/api/events", {
+    json: { ...body, is_visible: true },
+  });
+  assert.equal(res.status, 201);
+  const event = await res.json();
+  assert.equal(event.is_visible, false);
+  assert.equal(event.userId, null);
+  await expectError(await call(ctx, "GET", `/api/events/${event.id}`), 404);
+  ctx.close();
+});
+
+Deno.test("listing rule: ongoing in events, finished in pastEvents, ordering, tags any case, hidden never", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "user");
+  const tags = ["Tag"];
+  const ongoing = await createEvent(ctx, token, {
+    title: "Festival",
+    start_datetime: NOW - 2 * DAY,
+    end_datetime: NOW + 2 * DAY,
+    tags,
+  });
+  const finished = await createEvent(ctx, token, {
+    title: "Yesterday",
+    start_datetime: NOW - DAY,
+    end_datetime: NOW - DAY + HOUR,
+    tags,
+  });
+  const older = await createEvent(ctx, token, {
+    title: "Last week",
+    start_datetime: NOW - 7 * DAY,
+    end_datetime: null,
+    tags,
+  });
+  const later = await createEvent(ctx, token, {
+    title: "Later",
+    start_datetime: NOW + 3 * DAY,
+    tags,
+  });
+  const soon = await createEvent(ctx, token, {
+    title: "Soon",
+    start_datetime: NOW + DAY,
+    tags,
+  });
+  const hidden = await createEvent(ctx, token, {
+    title: "Hidden",
+    start_datetime: NOW + DAY,
+    tags,
+  });
+  await call(ctx, "PUT", `/api/events/${hidden.id}/toggle`, { token });
+  await createEvent(ctx, token, {
+    title: "Untagged",
+    start_datetime: NOW + DAY,
+  });
+
+  const results = [];
+  for (const spelling of ["TAG", "tag", " Tag ", "tAg"]) {
+    const res = await call(
+      ctx,
+      "GET",
+      `/api/events/tag/${encodeURIComponent(spelling)}`,
+    );
+    assert.equal(res.status, 200);
+    results.push(await res.json());
+  }
+  for (const r of results) assert.deepEqual(r, results[0]);
+  const { events, pastEvents } = results[0];
+  assert.deepEqual(events.map((e: { id: number }) => e.id), [
+    ongoing.id,
+    soon.id,
+    later.id,
+  ]);
+  assert.deepEqual(pastEvents.map((e: { id: number }) => e.id), [
+    finished.id,
+    older.id,
+  ]);
+  assert.deepEqual(events[0].tags, ["Tag"]);
+
+  const limited =
+    await (await call(ctx, "GET", "/api/events/tag/tag?past_limit=1&limit=2"))
+      .json();
+  assert.equal(limited.events.length, 2);
+  assert.deepEqual(limited.pastEvents.map((e: { id: number }) => e.id), [
+    finished.id,
+  ]);
+  await expectError(
+    await call(ctx, "GET", "/api/events/tag/tag?past_limit=501"),
+    400,
+  );
+  await expectError(
+    await call(ctx, "GET", "/api/events/tag/tag?show_recurrent=maybe"),
+    400,
+  );
+  const none = await (await call(ctx, "GET", "/api/events/tag/nothing")).json();
+  assert.deepEqual(none, { events: [], pastEvents: [] });
+
+  // The clock moves: the ongoing festival ends and becomes past.
+  ctx.clock.advance(3 * DAY * 1000);
+  const moved = await (await call(ctx, "GET", "/api/events/tag/tag")).json();
+  assert.deepEqual(moved.events.map((e: { id: number }) => e.id), [later.id]);
+  // Past: descending by start.
+  assert.deepEqual(moved.pastEvents.map((e: { id: number }) => e.id), [
+    soon.id,
+    finished.id,
+    ongoing.id,
+    older.id,
+  ]);
+  ctx.close();
+});
+
+Deno.test("series: parent never listed, occurrences are; show_recurrent=false hides them", async () => {
+  const ctx = await createTestApp();
+  const admin = await userWithToken(ctx, "admin");
+  await call(ctx, "PUT", "/api/settings", {
+    token: admin.token,
+    json: { instance_timezone: "Europe/Rome" },
+  });
+  // Monday 8 June 2026, 08:00 in Rome (06:00Z, summer time).
+  const start = Date.parse("2026-06-08T06:00:00Z") / 1000;
+  const series = await createEvent(ctx, admin.token, {
+    title: "Yoga",
+    start_datetime: start,
+    end_datetime: start + HOUR,
+    tags: ["Weekly"],
+    recurrent: { frequency: "1w", type: "ordinal" },
+  });
+  assert.deepEqual(series.recurrent.frequency, "1w");
+  assert.ok(series.children.length >= 8, `children: ${series.children.length}`);
+  assert.equal(series.children[0].start_datetime, start);
+  assert.equal(series.children[1].start_datetime, start + 7 * DAY);
+  assert.deepEqual(series.children[0].tags, ["Weekly"]);
+  assert.equal(series.children[0].slug, "yoga-2026-06-08");
+
+  const list = await (await call(ctx, "GET", "/api/events/tag/weekly")).json();
+  const ids = list.events.map((e: { id: number }) => e.id);
+  assert.ok(!ids.includes(series.id), "the parent was listed");
+  assert.ok(ids.length >= 8);
+  const child = await (await call(ctx, "GET", `/api/events/${ids[0]}`)).json();
+  assert.equal(child.parentId, series.id);
+  assert.equal(child.parent.id, series.id);
+  assert.equal(child.title, "Yoga");
+
+  const hiddenOcc = await (await call(
+    ctx,
+    "GET",
+    "/api/events/tag/weekly?show_recurrent=false",
+  )).json();
+  assert.deepEqual(hiddenOcc.events, []);
+  // The instance default applies when the query says nothing.
+  await call(ctx, "PUT", "/api/settings", {
+    token: admin.token,
+    json: { recurrent_event_visible: false },
+  });
+  assert.deepEqual(
+    (await (await call(ctx, "GET", "/api/events/tag/weekly")).json()).events,
+    [],
+  );
+  ctx.close();
+});
+
+Deno.test("series: editing the parent updates unedited future occurrences; deletes handle the series", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const start = NOW + DAY;
+  const series = await createEvent(ctx, owner.token, {
+    title: "Choir",
+    start_datetime: start,
+    end_datetime: start + HOUR,
+    tags: ["Music"],
+    recurrent: { frequency: "1w" },
+  });
+  const [first, second, third] = series.children;
+  // One occurrence edited on its own, one cancelled on its own.
+  await call(ctx, "PATCH", `/api/events/${second.id}`, {
+    token: owner.token,
+    json: { title: "Choir (special guest)" },
+  });
+  await call(ctx, "PATCH", `/api/events/${third.id}`, {
+    token: owner.token,
+    json: { status: "EventCancelled" },
+  });
+  const put = await call(ctx, "PUT", `/api/events/${series.id}`, {
+    token: owner.token,
+    json: {
+      title: "Choir rehearsal",
+      start_datetime: start,
+      end_datetime: start + HOUR,
+      tags: ["Singing"],
+    },
+  });
+  assert.equal(put.status, 200);
+  const get = async (id: number) =>
+    await (await call(ctx, "GET", `/api/events/${id}`, { token: owner.token }))
+      .json();
+  const f = await get(first.id);
+  assert.equal(f.title, "Choir rehearsal");
+  assert.deepEqual(f.tags.map((t: { tag: string }) => t.tag), ["Singing"]);
+  assert.equal((await get(second.id)).title, "Choir (special guest)");
+  assert.equal((await get(third.id)).status, "EventCancelled");
+
+  // Deleting an occurrence removes its date from the series for good.
+  assert.equal(
+    (await call(ctx, "DELETE", `/api/events/${first.id}`, {
+      token: owner.token,
+    })).status,
+    204,
+  );
+  const parent = await get(series.id);
+  assert.ok(parent.recurrent.exclude.includes(first.start_datetime));
+  const { materializeOccurrences } = await import("../lib/events/write.ts");
+  const { getSettings } = await import("../lib/settings.ts");
+  await materializeOccurrences({
+    db: ctx.database.db,
+    clock: ctx.clock,
+    settings: await getSettings(ctx.database.db),
+  });
+  const again = await get(series.id);
+  assert.ok(
+    !again.children.some((c: { start_datetime: number }) =>
+      c.start_datetime === first.start_datetime
+    ),
+  );
+
+  // Time passes; one occurrence is in the past; deleting the series keeps it as a single event.
+  ctx.clock.advance((8 * DAY + 2 * HOUR) * 1000);
+  owner.token = await loginToken(ctx, owner.email, owner.password);
+  const before = await countRows(ctx, "events");
+  assert.equal(
+    (await call(ctx, "DELETE", `/api/events/${series.id}`, {
+      token: owner.token,
+    })).status,
+    204,
+  );
+  const kept = await get(second.id);
+  assert.equal(kept.parentId, null);
+  assert.equal(kept.title, "Choir (special guest)");
+  assert.ok(await countRows(ctx, "events") < before - 5);
+  await expectError(await call(ctx, "GET", `/api/events/${series.id}`), 404);
+  ctx.close();
+});
+
+Deno.test("the periodic job extends a series as time passes, without duplicates", async () => {
+  const ctx = await createTestApp({ now: "2026-06-01T12:00:00Z" });
+  const { token } = await userWithToken(ctx, "user");
+  const series = await createEvent(ctx, token, {
+    title: "Market",
+    start_datetime: NOW + DAY,
+    recurrent: { frequency: "1w" },
+  });
+  const { materializeOccurrences } = await import("../lib/events/write.ts");
+  const { getSettings } = await import("../lib/settings.ts");
+  const run = async () =>
+    materializeOccurrences({
+      db: ctx.database.db,
+      clock: ctx.clock,
+      settings: await getSettings(ctx.database.db),
+    });
+  assert.equal(await run(), 0);
+  const before = await countRows(ctx, "events");
+  ctx.clock.advance(30 * DAY * 1000);
+  const created = await run();
+  assert.ok(created >= 4 && created <= 5, `created ${created}`);
+  assert.equal(await countRows(ctx, "events"), before + created);
+  assert.equal(await run(), 0);
+  const full = await (await call(ctx, "GET", `/api/events/${series.id}`))
+    .json();
+  const starts: number[] = full.children.map((c: { start_datetime: number }) =>
+    c.start_datetime
+  );
+  assert.deepEqual(starts, [...new Set(starts)].sort((a, b) => a - b));
+  ctx.close();
+});
+
+Deno.test("GET /api/events: range, tags, places, query, paging; /api/events/mine", async () => {
+  const ctx = await createTestApp();
+  const alice = await userWithToken(ctx, "user");
+  const bob = await userWithToken(ctx, "user");
+  const a = await createEvent(ctx, alice.token, {
+    title: "Jazz night",
+    start_datetime: NOW + DAY,
+    tags: ["jazz"],
+  });
+  const b = await createEvent(ctx, alice.token, {
+    title: "Rock night",
+    start_datetime: NOW + 2 * DAY,
+    tags: ["rock"],
+    place_name: "Stadio",
+  });
+  const c = await createEvent(ctx, bob.token, {
+    title: "Folk",
+    start_datetime: NOW + 10 * DAY,
+    tags: ["folk"],
+  });
+  await createEvent(ctx, bob.token, {
+    title: "Old",
+    start_datetime: NOW - 10 * DAY,
+  });
+  const ids = async (q: string) =>
+    (await (await call(ctx, "GET", `/api/events${q}`)).json()).map((
+      e: { id: number },
+    ) => e.id);
+  assert.deepEqual(await ids(""), [a.id, b.id, c.id]);
+  assert.deepEqual(await ids(`?end=${NOW + 3 * DAY}`), [a.id, b.id]);
+  assert.deepEqual(await ids("?tags=JAZZ,folk"), [a.id, c.id]);
+  assert.deepEqual(await ids(`?places=${b.placeId}`), [b.id]);
+  assert.deepEqual(await ids("?query=night"), [a.id, b.id]);
+  assert.deepEqual(await ids("?query=stadio"), [b.id]);
+  assert.deepEqual(await ids("?max=2&page=2"), [c.id]);
+  assert.deepEqual(await ids(`?start=${NOW - 20 * DAY}&max=1`), [
+    (await ids(`?start=${NOW - 20 * DAY}`))[0],
+  ]);
+  for (
+    const q of [
+      "?max=501",
+      "?max=0",
+      "?page=0",
+      "?places=x",
+      "?start=yesterday",
+    ]
+  ) {
+    await expectError(await call(ctx, "GET", `/api/events${q}`), 400);
+  }
+  const mine =
+    await (await call(ctx, "GET", "/api/events/mine", { token: alice.token }))
+      .json();
+  assert.deepEqual(mine.map((e: { id: number }) => e.id), [b.id, a.id]);
+  await expectError(await call(ctx, "GET", "/api/events/mine"), 401);
+  ctx.close();
+});
+
+Deno.test("messages: moderators see all, the owner those marked visible, others 403", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const other = await userWithToken(ctx, "user");
+  const editor = await userWithToken(ctx, "editor");
+  const { id } = await createEvent(ctx, owner.token);
+  const post = (token: string, json: unknown) =>
+    call(ctx, "POST", `/api/events/${id}/messages`, { token, json });
+  const m1 = await post(editor.token, { message: "Internal note" });
+  assert.equal(m1.status, 201);
+  const body = await m1.json();
+  assert.deepEqual(Object.keys(body).sort(), [
+    "author",
+    "createdAt",
+    "eventId",
+    "id",
+    "is_author_visible",
+    "message",
+    "updatedAt",
+  ]);
+  assert.equal(
+    (await post(editor.token, {
+      message: "Please add a photo",
+      is_author_visible: true,
+    })).status,
+    201,
+  );
+  assert.equal((await post(owner.token, { message: "Done" })).status, 201);
+  await expectError(await post(other.token, { message: "spam" }), 403);
+  await expectError(await post(owner.token, { message: "" }), 400);
+  await expectError(
+    await call(ctx, "POST", `/api/events/${id}/messages`, {
+      json: { message: "x" },
+    }),
+    401,
+  );
+  await expectError(
+    await call(ctx, "POST", "/api/events/999/messages", {
+      token: editor.token,
+      json: { message: "x" },
+    }),
+    404,
+  );
+
+  const list = async (token: string) =>
+    (await (await call(ctx, "GET", `/api/events/${id}/messages`, { token }))
+      .json())
+      .map((m: { message: string }) => m.message);
+  assert.deepEqual(await list(editor.token), [
+    "Internal note",
+    "Please add a photo",
+    "Done",
+  ]);
+  assert.deepEqual(await list(owner.token), ["Please add a photo", "Done"]);
+  await expectError(
+    await call(ctx, "GET", `/api/events/${id}/messages`, {
+      token: other.token,
+    }),
+    403,
+  );
+  const publicView = await (await call(ctx, "GET", `/api/events/${id}`)).json();
+  assert.deepEqual(publicView.messages, []);
+  const ownerView =
+    await (await call(ctx, "GET", `/api/events/${id}`, { token: owner.token }))
+      .json();
+  assert.equal(ownerView.messages.length, 2);
+  assert.equal(await countRows(ctx, "messages"), 3);
+  ctx.close();
+});
+
+Deno.test("an OAuth token with scope event:write writes events but is refused elsewhere (403 insufficient_scope)", async () => {
+  const ctx = await createTestApp();
+  const admin = await userWithToken(ctx, "admin");
+  const codec = createJwtCodec(ctx.config.jwtSecret);
+  const { access_token } = await issueAccessToken(
+    codec,
+    ctx.clock,
+    admin.user.id,
+    3600,
+    {
+      scope: "event:write",
+      client_id: "test-client",
+    },
+  );
+  const event = await createEvent(ctx, access_token);
+  const patched = await call(ctx, "PATCH", `/api/events/${event.id}`, {
+    token: access_token,
+    json: { status: "EventPostponed" },
+  });
+  assert.equal(patched.status, 200);
+  for (
+    const [method, path] of [["GET", "/api/users"], ["GET", "/api/settings"], [
+      "GET",
+      "/api/users/me",
+    ]]
+  ) {
+    const res = await call(ctx, method, path, { token: access_token });
+    await expectError(res, 403, "insufficient_scope");
+    assert.match(
+      res.headers.get("www-authenticate") ?? "",
+      /insufficient_scope/,
+    );
+  }
+  const { access_token: other } = await issueAccessToken(
+    codec,
+    ctx.clock,
+    admin.user.id,
+    3600,
+    {
+      scope: "profile",
+      client_id: "test-client",
+    },
+  );
+  await expectError(
+    await call(ctx, "POST", "/api/events", {
+      token: other,
+      json: { title: "x", start_datetime: NOW + DAY, place_name: "P" },
+    }),
+    403,
+    "insufficient_scope",
+  );
+  ctx.close();
+});
+
+Deno.test("listing queries use indexes and a bounded number of queries", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "user");
+  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to count calls
+  const client = (ctx.database.db as any).$client;
+  let calls = 0;
+  for (const method of ["execute", "batch"]) {
+    const original = client[method].bind(client);
+    client[method] = (...args: unknown[]) => {
+      calls++;
+      return original(...args);
+    };
+  }
+  const queriesFor = async (path: string) => {
+    calls = 0;
+    assert.equal((await call(ctx, "GET", path)).status, 200);
+    return calls;
+  };
+  await createEvent(ctx, token, { tags: ["bulk"], start_datetime: NOW + DAY });
+  const small = [
+    await queriesFor("/api/events/tag/bulk"),
+    await queriesFor("/api/events"),
+    await queriesFor("/api/events/1"),
+  ];
+  for (let i = 0; i < 30; i++) {
+    await createEvent(ctx, token, {
+      tags: ["bulk", `t${i}`],
+      start_datetime: NOW + (i % 2 ? DAY : -DAY) * (i + 1),
+      place_name: `Place ${i}`,
+    });
+  }
+  const large = [
+    await queriesFor("/api/events/tag/bulk"),
+    await queriesFor("/api/events"),
+    await queriesFor("/api/events/1"),
+  ];
+  assert.deepEqual(large, small);
+
+  const plan = async (query: string) => {
+    const rows = await ctx.database.db.all<{ detail: string }>(
+      `explain query plan ${query}`,
+    );
+    return rows.map((r) => r.detail).join("\n");
+  };
+  const byId = await plan("select * from events where id = 1");
+  assert.match(byId, /SEARCH events USING INTEGER PRIMARY KEY/);
+  // The listing queries exactly as lib/events/list.ts builds them.
+  const { events } = await import("../db/schema.ts");
+  const { and, asc, sql } = await import("drizzle-orm");
+  const { listableConditions, withAnyTag, lastMoment } = await import(
+    "../lib/events/list.ts"
+  );
+  const db = ctx.database.db;
+  const explain = async (
+    q: { toSQL(): { sql: string; params: unknown[] } },
+  ) => {
+    const { sql: text, params } = q.toSQL();
+    // deno-lint-ignore no-explicit-any -- libSQL takes positional arguments
+    const rows = await (db as any).$client.execute({
+      sql: `explain query plan ${text}`,
+      args: params,
+    });
+    return rows.rows.map((r: { detail: string }) => r.detail).join("\n");
+  };
+  const tagged = [...listableConditions(true), withAnyTag([1])];
+  const plans = {
+    byTagStarting: await explain(
+      db.select().from(events).where(
+        and(...tagged, sql`${events.start_datetime} >= ${NOW}`),
+      )
+        .orderBy(asc(events.start_datetime)).limit(100),
+    ),
+    upcomingStarting: await explain(
+      db.select().from(events).where(
+        and(
+          ...listableConditions(true),
+          sql`${events.start_datetime} >= ${NOW}`,
+        ),
+      ).orderBy(asc(events.start_datetime)).limit(100),
+    ),
+    upcomingOngoing: await explain(
+      db.select().from(events).where(
+        and(
+          ...listableConditions(true),
+          sql`${lastMoment} >= ${NOW}`,
+          sql`${events.start_datetime} + 0 < ${NOW}`,
+        ),
+      ).orderBy(sql`${events.start_datetime} + 0`).limit(100),
+    ),
+  };
+  assert.match(plans.byTagStarting, /event_tags_tag_idx/, plans.byTagStarting);
+  for (const [name, plan] of Object.entries(plans)) {
+    assert.doesNotMatch(plan, /SCAN events/, `${name}: ${plan}`);
+    console.log(`EXPLAIN QUERY PLAN ${name}:\n${plan}`);
+  }
+  assert.match(
+    plans.upcomingStarting,
+    /events_start_idx \(start_datetime>\?\)/,
+  );
+  assert.match(plans.upcomingOngoing, /events_last_idx/);
+  ctx.close();
+});
