@@ -465,6 +465,22 @@ export function eventRoutes(deps: RouteDeps) {
       });
   };
 
+  /** PUT and PATCH: the same change, answered in different forms. */
+  const applyUpdate = async (
+    c: Context<AppEnv>,
+    id: number,
+    body: z.infer<typeof EventPatchBody>,
+  ) => {
+    const { input, image, image_name, focalpoint } = splitBody(body);
+    await updateEvent(
+      await writeDeps(),
+      c.get("auth").user,
+      id,
+      input,
+      await imageSaver(image, image_name, focalpoint),
+    );
+  };
+
   const full = async (c: Context<AppEnv>, id: number, justCreated = false) => {
     const event = await loadEventFull(
       db,
@@ -561,14 +577,10 @@ export function eventRoutes(deps: RouteDeps) {
     { ...putRoute, middleware: [...writer, requireBody] },
     async (c) => {
       const id = c.req.valid("param").id;
-      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
-      const { input, image, image_name, focalpoint } = splitBody(body);
-      await updateEvent(
-        await writeDeps(),
-        c.get("auth").user,
+      await applyUpdate(
+        c,
         id,
-        input,
-        await imageSaver(image, image_name, focalpoint),
+        bodyOf(c, c.req.valid("json"), c.req.valid("form")),
       );
       return c.json(await full(c, id), 200);
     },
@@ -578,14 +590,10 @@ export function eventRoutes(deps: RouteDeps) {
     { ...patchRoute, middleware: [...writer, requireBody] },
     async (c) => {
       const id = c.req.valid("param").id;
-      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
-      const { input, image, image_name, focalpoint } = splitBody(body);
-      await updateEvent(
-        await writeDeps(),
-        c.get("auth").user,
+      await applyUpdate(
+        c,
         id,
-        input,
-        await imageSaver(image, image_name, focalpoint),
+        bodyOf(c, c.req.valid("json"), c.req.valid("form")),
       );
       const row = await findEvent(db, id);
       if (!row) throw notFound("Event");

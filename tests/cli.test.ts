@@ -10,17 +10,9 @@ import {
   expectError,
   hasher,
   loginToken,
+  PERMS,
+  ROOT,
 } from "./helpers.ts";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-const PERMS = [
-  "--allow-net",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "--allow-ffi",
-  "--allow-sys",
-];
 
 function fakeIO(passwords: string[] = []) {
   const out: string[] = [];

@@ -190,3 +190,16 @@ export async function countRows(
   );
   return Number(row.n);
 }
+
+/** The repository root, for subprocess tests. */
+export const ROOT = new URL("..", import.meta.url).pathname;
+
+/** The permissions `deno task start` runs with. */
+export const PERMS = [
+  "--allow-net",
+  "--allow-env",
+  "--allow-read",
+  "--allow-write",
+  "--allow-ffi",
+  "--allow-sys",
+];

@@ -2,16 +2,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-
-const ROOT = new URL("..", import.meta.url).pathname;
-const PERMS = [
-  "--allow-net",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "--allow-ffi",
-  "--allow-sys",
-];
+import { PERMS, ROOT } from "./helpers.ts";
 
 function freePort(): number {
   const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
