@@ -5,6 +5,7 @@ import { EVENT_STATUSES, USER_ROLES } from "../db/schema.ts";
 import { unixNow } from "../lib/clock.ts";
 import {
   listByTag,
+  listOwnEvents,
   SEARCH_DEPTH_LIMIT,
   searchEvents,
 } from "../lib/events/list.ts";
@@ -18,8 +19,6 @@ import {
   updateEvent,
   type WriteDeps,
 } from "../lib/events/write.ts";
-import { events } from "../db/schema.ts";
-import { desc, eq } from "drizzle-orm";
 import { invalidRequest, notFound } from "../lib/errors.ts";
 import { checkImage, storeImage } from "../lib/media/upload.ts";
 import { getSettings } from "../lib/settings.ts";
@@ -528,12 +527,10 @@ export function eventRoutes(deps: RouteDeps) {
 
   app.openapi({ ...mineRoute, middleware: writer }, async (c) => {
     const { page, max } = c.req.valid("query");
-    const rows = await db.select().from(events).where(
-      eq(events.userId, c.get("auth").user.id),
-    ).orderBy(desc(events.start_datetime), desc(events.id)).limit(max).offset(
-      (page - 1) * max,
+    return c.json(
+      await listOwnEvents(db, c.get("auth").user.id, page, max),
+      200,
     );
-    return c.json(await loadSummaries(db, rows), 200);
   });
 
   app.openapi(tagRoute, async (c) => {

@@ -790,6 +790,16 @@ Deno.test("GET /api/events: range, tags, places, query, paging; /api/events/mine
     await (await call(ctx, "GET", "/api/events/mine", { token: alice.token }))
       .json();
   assert.deepEqual(mine.map((e: { id: number }) => e.id), [b.id, a.id]);
+  // Hidden events are still the owner's to see.
+  await call(ctx, "PUT", `/api/events/${a.id}/toggle`, { token: alice.token });
+  const mineHidden =
+    await (await call(ctx, "GET", "/api/events/mine", { token: alice.token }))
+      .json();
+  assert.deepEqual(mineHidden.map((e: { id: number }) => e.id), [b.id, a.id]);
+  const bobs =
+    await (await call(ctx, "GET", "/api/events/mine", { token: bob.token }))
+      .json();
+  assert.ok(!bobs.some((e: { id: number }) => e.id === a.id || e.id === b.id));
   await expectError(await call(ctx, "GET", "/api/events/mine"), 401);
   ctx.close();
 });

@@ -1,107 +1,25 @@
 import assert from "node:assert/strict";
 import { type ImageInfo, sniffImage } from "../lib/media/image.ts";
-
-const ascii = (text: string): number[] => [...text].map((c) => c.charCodeAt(0));
-const be16 = (n: number): number[] => [(n >> 8) & 0xff, n & 0xff];
-const le16 = (n: number): number[] => [n & 0xff, (n >> 8) & 0xff];
-const le24 = (n: number): number[] => [
-  n & 0xff,
-  (n >> 8) & 0xff,
-  (n >> 16) & 0xff,
-];
-const be32 = (n: number): number[] => [
-  (n >>> 24) & 0xff,
-  (n >> 16) & 0xff,
-  (n >> 8) & 0xff,
-  n & 0xff,
-];
-const le32 = (n: number): number[] => [...le16(n & 0xffff), ...le16(n >>> 16)];
-const bytes = (...parts: number[][]): Uint8Array =>
-  new Uint8Array(parts.flat());
-
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-function png(width: number, height: number): Uint8Array {
-  // IHDR: width, height, bit depth 8, colour type 2, compression, filter, interlace; CRC not checked.
-  return bytes(
-    PNG_SIGNATURE,
-    be32(13),
-    ascii("IHDR"),
-    be32(width),
-    be32(height),
-    [8, 2, 0, 0, 0],
-    [0, 0, 0, 0],
-  );
-}
-
-function gif(width: number, height: number): Uint8Array {
-  return bytes(ascii("GIF89a"), le16(width), le16(height), [0, 0, 0], [0x3b]);
-}
-
-/** A JPEG segment: marker, then a length that counts itself. */
-function segment(marker: number, payload: number[]): number[] {
-  return [0xff, marker, ...be16(payload.length + 2), ...payload];
-}
-
-function sof(marker: number, width: number, height: number): number[] {
-  // precision 8, height, width, one component
-  return segment(marker, [8, ...be16(height), ...be16(width), 1, 1, 0x11, 0]);
-}
-
-const APP0_JFIF = segment(0xe0, [
-  ...ascii("JFIF"),
-  0,
-  1,
-  1,
-  0,
-  ...be16(72),
-  ...be16(72),
-  0,
-  0,
-]);
-const SOI = [0xff, 0xd8];
-const EOI = [0xff, 0xd9];
-const SOS = segment(0xda, [1, 1, 0, 0, 0x3f, 0]);
-
-function jpeg(sofMarker: number, width: number, height: number): Uint8Array {
-  return bytes(SOI, APP0_JFIF, sof(sofMarker, width, height), SOS, [0], EOI);
-}
-
-function riff(chunk: string, payload: number[]): Uint8Array {
-  const body = [...ascii("WEBP"), ...ascii(chunk), ...le32(payload.length)];
-  return bytes(
-    ascii("RIFF"),
-    le32(body.length + payload.length),
-    body,
-    payload,
-  );
-}
-
-function webpLossy(width: number, height: number): Uint8Array {
-  // Frame tag (key frame, shown), start code, 14-bit dims with a 2-bit scale on top.
-  return riff("VP8 ", [
-    0x10,
-    0x02,
-    0x00,
-    0x9d,
-    0x01,
-    0x2a,
-    ...le16(width | 0x4000),
-    ...le16(height | 0x8000),
-    0,
-    0,
-  ]);
-}
-
-function webpLossless(width: number, height: number): Uint8Array {
-  // 14 bits width-1, 14 bits height-1, alpha flag, 3-bit version, packed LSB first.
-  const bits = (width - 1) | ((height - 1) << 14) | (1 << 28);
-  return riff("VP8L", [0x2f, ...le32(bits), 0, 0]);
-}
-
-function webpExtended(width: number, height: number): Uint8Array {
-  return riff("VP8X", [0x10, 0, 0, 0, ...le24(width - 1), ...le24(height - 1)]);
-}
+import {
+  APP0_JFIF,
+  ascii,
+  be16,
+  bytes,
+  EOI,
+  gif,
+  jpeg,
+  le32,
+  png,
+  PNG_SIGNATURE,
+  riff,
+  segment,
+  sof,
+  SOI,
+  SOS,
+  webpExtended,
+  webpLossless,
+  webpLossy,
+} from "./images.ts";
 
 function expectImage(
   input: Uint8Array,

@@ -7,85 +7,11 @@ import {
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
+import { gif, jpeg, png, webpLossy } from "./images.ts";
 
 /** The pinned clock of createTestApp: 2026-06-01T12:00:00Z. */
 const NOW = 1_780_315_200;
 const DAY = 86_400;
-
-const ascii = (text: string): number[] => [...text].map((c) => c.charCodeAt(0));
-const be16 = (n: number): number[] => [(n >> 8) & 0xff, n & 0xff];
-const le16 = (n: number): number[] => [n & 0xff, (n >> 8) & 0xff];
-const be32 = (n: number): number[] => [
-  (n >>> 24) & 0xff,
-  (n >> 16) & 0xff,
-  (n >> 8) & 0xff,
-  n & 0xff,
-];
-const le32 = (n: number): number[] => [...le16(n & 0xffff), ...le16(n >>> 16)];
-const bytes = (...parts: number[][]): Uint8Array<ArrayBuffer> =>
-  new Uint8Array(parts.flat());
-
-/** A PNG signature and IHDR chunk (CRC not checked), then `padding` zero bytes. */
-function png(
-  width: number,
-  height: number,
-  padding = 0,
-): Uint8Array<ArrayBuffer> {
-  return bytes(
-    [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
-    be32(13),
-    ascii("IHDR"),
-    be32(width),
-    be32(height),
-    [8, 2, 0, 0, 0],
-    [0, 0, 0, 0],
-    new Array(padding).fill(0),
-  );
-}
-
-function jpeg(width: number, height: number): Uint8Array<ArrayBuffer> {
-  const segment = (marker: number, payload: number[]) => [
-    0xff,
-    marker,
-    ...be16(payload.length + 2),
-    ...payload,
-  ];
-  return bytes(
-    [0xff, 0xd8],
-    segment(0xe0, [...ascii("JFIF"), 0, 1, 1, 0, 0, 72, 0, 72, 0, 0]),
-    segment(0xc0, [8, ...be16(height), ...be16(width), 1, 1, 0x11, 0]),
-    segment(0xda, [1, 1, 0, 0, 0x3f, 0]),
-    [0],
-    [0xff, 0xd9],
-  );
-}
-
-function gif(width: number, height: number): Uint8Array<ArrayBuffer> {
-  return bytes(ascii("GIF89a"), le16(width), le16(height), [0, 0, 0], [0x3b]);
-}
-
-/** A lossy WebP: VP8 key frame header with 14-bit width and height. */
-function webp(width: number, height: number): Uint8Array<ArrayBuffer> {
-  const payload = [
-    0x10,
-    0x02,
-    0x00,
-    0x9d,
-    0x01,
-    0x2a,
-    ...le16(width),
-    ...le16(height),
-    0,
-    0,
-  ];
-  const body = [...ascii("WEBP"), ...ascii("VP8 "), ...le32(payload.length)];
-  return bytes(
-    ascii("RIFF"),
-    le32(body.length + payload.length),
-    body,
-    payload,
-  );
-}
 
 interface Media {
   name: string;
@@ -126,12 +52,18 @@ Deno.test("POST /api/media: PNG, JPEG, GIF and WebP recognised by their bytes, t
     const { token } = await userWithToken(ctx);
     const cases = [
       { kind: "png", type: "image/png", file: png(640, 480), w: 640, h: 480 },
-      { kind: "jpg", type: "image/jpeg", file: jpeg(300, 200), w: 300, h: 200 },
+      {
+        kind: "jpg",
+        type: "image/jpeg",
+        file: jpeg(0xc0, 300, 200),
+        w: 300,
+        h: 200,
+      },
       { kind: "gif", type: "image/gif", file: gif(17, 9), w: 17, h: 9 },
       {
         kind: "webp",
         type: "image/webp",
-        file: webp(1024, 768),
+        file: webpLossy(1024, 768),
         w: 1024,
         h: 768,
       },
@@ -332,7 +264,7 @@ Deno.test("events reference uploaded media by url; unknown urls are refused", as
   const ctx = await createTestApp();
   try {
     const { token } = await userWithToken(ctx);
-    const file = jpeg(800, 600);
+    const file = jpeg(0xc0, 800, 600);
     const uploaded = await json<Media>(
       await upload(ctx, token, file, { name: "ignored", focalpoint: "1,1" }),
       201,

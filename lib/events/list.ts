@@ -188,3 +188,16 @@ export async function searchEvents(
   const [a, b] = await db.batch([ongoing, starting]);
   return loadSummaries(db, [...a, ...b].slice(offset, offset + q.max));
 }
+
+/** A user's own events, hidden ones and series included, newest start first. */
+export async function listOwnEvents(
+  db: Db,
+  userId: number,
+  page: number,
+  max: number,
+): Promise<EventSummary[]> {
+  const rows = await db.select().from(events).where(eq(events.userId, userId))
+    .orderBy(desc(events.start_datetime), desc(events.id))
+    .limit(max).offset((page - 1) * max);
+  return loadSummaries(db, rows);
+}
