@@ -27,6 +27,11 @@ const envSchema = z.object({
   ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(31_536_000).default(
     86_400,
   ),
+  OAUTH_ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(86_400)
+    .default(3_600),
+  OAUTH_REFRESH_TOKEN_TTL: z.coerce.number().int().min(3_600).max(
+    31_536_000,
+  ).default(2_592_000),
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
   MEDIA_STORE: z.enum(["db", "s3"]).default("db"),
   MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(10_485_760),
@@ -69,6 +74,10 @@ export interface Config {
   /** Read the client address from X-Forwarded-For / CF-Connecting-IP. */
   trustProxy: boolean;
   accessTokenTtl: number;
+  /** Lifetime of OAuth access tokens, in seconds. */
+  oauthAccessTokenTtl: number;
+  /** Lifetime of each OAuth refresh token (renewed on rotation), in seconds. */
+  oauthRefreshTokenTtl: number;
   /** Largest accepted request body, in bytes (uploads have their own limit). */
   bodyLimit: number;
   mediaStore: "db" | "s3";
@@ -125,6 +134,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     passwordHasher: e.PASSWORD_HASHER,
     trustProxy: e.TRUST_PROXY,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
+    oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
+    oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
     bodyLimit: e.BODY_LIMIT,
     mediaStore: e.MEDIA_STORE,
     mediaMaxBytes: e.MEDIA_MAX_BYTES,
