@@ -21,6 +21,7 @@ import {
 } from "./lib/media/store.ts";
 import { getSettings } from "./lib/settings.ts";
 import { materializeOccurrences } from "./lib/events/write.ts";
+import { purgeExpiredOAuth } from "./lib/oauth/grants.ts";
 import { createApp } from "./routes/mod.ts";
 
 /** Creates the folder of a `file:` database so a fresh clone just runs. */
@@ -73,8 +74,20 @@ async function serve(config: Config): Promise<void> {
       log.error("extending recurring events failed", { error: String(err) });
     }
   };
-  await extendSeries();
-  const timer = setInterval(extendSeries, 60 * 60 * 1000);
+  // Expired OAuth codes and tokens are only kept to detect their reuse.
+  const purgeOAuth = async () => {
+    try {
+      await purgeExpiredOAuth(database.db, systemClock);
+    } catch (err) {
+      log.error("purging expired OAuth tokens failed", { error: String(err) });
+    }
+  };
+  const hourly = async () => {
+    await extendSeries();
+    await purgeOAuth();
+  };
+  await hourly();
+  const timer = setInterval(hourly, 60 * 60 * 1000);
   const server = Deno.serve(
     {
       port: config.port,

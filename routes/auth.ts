@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { UserRole } from "../db/schema.ts";
 import { verifyAccessToken } from "../lib/auth/tokens.ts";
 import { ApiError } from "../lib/errors.ts";
+import { isOAuthAccessTokenActive } from "../lib/oauth/grants.ts";
 import { findUserById } from "../lib/users.ts";
 import type { AppEnv, AuthInfo, RouteDeps } from "./env.ts";
 
@@ -30,6 +31,13 @@ async function authenticate(deps: RouteDeps, token: string): Promise<AuthInfo> {
   const user = await findUserById(deps.database.db, Number(claims.sub));
   if (!user || !user.is_active) {
     throw unauthorized("The token is invalid or expired", true);
+  }
+  // OAuth tokens can be revoked (by the client, by the user, or on code replay).
+  if (
+    (claims.client_id !== undefined || claims.scope !== undefined) &&
+    !await isOAuthAccessTokenActive(deps.database.db, claims)
+  ) {
+    throw unauthorized("The token was revoked", true);
   }
   return {
     user,

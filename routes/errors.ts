@@ -8,6 +8,7 @@ import {
   isUniqueViolation,
 } from "../lib/errors.ts";
 import type { Logger } from "../lib/log.ts";
+import { OAuthError } from "../lib/oauth/errors.ts";
 
 const CODES: Record<number, string> = {
   400: "invalid_request",
@@ -25,6 +26,13 @@ const CODES: Record<number, string> = {
 /** Builds the `onError` handler. */
 export function errorHandler(log: Logger) {
   return (err: Error, c: Context): Response => {
+    if (err instanceof OAuthError) {
+      return c.json(
+        { error: err.error, error_description: err.message },
+        err.status as ContentfulStatusCode,
+        { ...err.headers, "Cache-Control": "no-store", Pragma: "no-cache" },
+      );
+    }
     if (err instanceof ApiError) {
       return c.json(
         {

@@ -16,6 +16,8 @@ import { eventRoutes } from "./events.ts";
 import { catalogRoutes } from "./catalog.ts";
 import { mediaRoutes } from "./media.ts";
 import { validationHook } from "./validation.ts";
+import { oauthRoutes } from "./oauth.ts";
+import { authorizeRoutes } from "./authorize.ts";
 
 export type { AppDeps } from "./env.ts";
 
@@ -96,6 +98,8 @@ export function createApp(deps: AppDeps) {
   app.route("/", eventRoutes(routeDeps));
   app.route("/", catalogRoutes(routeDeps));
   app.route("/", mediaRoutes(routeDeps));
+  app.route("/", oauthRoutes(routeDeps));
+  app.route("/", authorizeRoutes(routeDeps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -1,0 +1,49 @@
+/** The HTML shell of server-rendered pages: no scripts, one nonce'd stylesheet. */
+import type { Child } from "hono/jsx";
+import { raw } from "hono/html";
+
+const STYLE = `
+:root { color-scheme: light dark; --accent: #2457c5; --danger: #b3261e; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+main { max-width: 32rem; margin: 0 auto; padding: 1.25rem; }
+h1 { font-size: 1.5rem; line-height: 1.25; margin: 0.5rem 0 1rem; }
+h2 { font-size: 1.1rem; margin: 0; }
+.card { border: 1px solid #8885; border-radius: 0.75rem; padding: 1rem; margin: 1rem 0; }
+.muted { opacity: 0.8; font-size: 0.95rem; }
+.error { border: 1px solid var(--danger); color: var(--danger); border-radius: 0.5rem; padding: 0.75rem; }
+label { display: block; font-weight: 600; margin-top: 0.9rem; }
+input[type=email], input[type=password] { width: 100%; font: inherit; padding: 0.65rem; margin-top: 0.3rem;
+  border: 1px solid #8889; border-radius: 0.5rem; background: Canvas; color: CanvasText; }
+.actions { display: flex; gap: 0.75rem; margin-top: 1.25rem; flex-wrap: wrap; }
+button { font: inherit; font-weight: 600; padding: 0.7rem 1.2rem; border-radius: 0.5rem; min-height: 2.75rem;
+  cursor: pointer; flex: 1 1 8rem; }
+button.approve { background: var(--accent); color: #fff; border: 1px solid var(--accent); }
+button.deny { background: transparent; color: inherit; border: 1px solid #8889; }
+button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+code { overflow-wrap: anywhere; }
+`;
+
+/** A complete page; `nonce` must match the response's CSP `style-src`. */
+export function Layout(
+  props: { title: string; nonce: string; children?: Child },
+) {
+  return (
+    <>
+      {raw("<!DOCTYPE html>")}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="referrer" content="no-referrer" />
+          <meta name="robots" content="noindex" />
+          <title>{props.title}</title>
+          <style nonce={props.nonce}>{raw(STYLE)}</style>
+        </head>
+        <body>
+          <main>{props.children}</main>
+        </body>
+      </html>
+    </>
+  );
+}
