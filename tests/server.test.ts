@@ -2,48 +2,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { PERMS, ROOT } from "./helpers.ts";
-
-function freePort(): number {
-  const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
-async function startServer(cwd: string, env: Record<string, string>) {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--config",
-      join(ROOT, "deno.json"),
-      ...PERMS,
-      join(ROOT, "main.ts"),
-    ],
-    cwd,
-    env: { PORT: String(port), HOST: "127.0.0.1", RUST_BACKTRACE: "0", ...env },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 150; i++) {
-    try {
-      const res = await fetch(`${base}/api/health`);
-      await res.body?.cancel();
-      if (res.ok) break;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    base,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.stderr.cancel();
-      await child.status;
-    },
-  };
-}
+import { startServerProcess as startServer } from "./helpers.ts";
 
 Deno.test("the server starts on a fresh folder with data/quando.db, bootstraps the admin, and tokens survive a restart", async () => {
   const cwd = await Deno.makeTempDir();
