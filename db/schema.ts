@@ -370,3 +370,38 @@ export const oauthTokens = sqliteTable("oauth_tokens", {
   index("oauth_tokens_grant_idx").on(t.grantId),
   index("oauth_tokens_expires_idx").on(t.expiresAt),
 ]);
+
+/** Fedify's key-value store (caches, idempotence keys): JSON keys and values. */
+export const fedifyKv = sqliteTable("fedify_kv", {
+  /** The KvKey as a JSON array text. */
+  key: text("key").primaryKey(),
+  value: text("value", { mode: "json" }).notNull(),
+  /** Milliseconds; null = never expires. */
+  expiresAt: integer("expiresAt"),
+}, (t) => [
+  index("fedify_kv_expires_idx").on(t.expiresAt).where(
+    sql`${t.expiresAt} is not null`,
+  ),
+]);
+
+/**
+ * Fedify's message queue (outgoing deliveries, inbox processing): persistent,
+ * so a delivery enqueued before a restart is delivered after it.
+ */
+export const fedifyQueue = sqliteTable("fedify_queue", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  message: text("message", { mode: "json" }).notNull(),
+  /** Milliseconds: not handed out before this time. */
+  availableAt: integer("availableAt").notNull(),
+  /** Messages with the same key are processed one at a time, in order. */
+  orderingKey: text("orderingKey"),
+  /** Milliseconds: a worker holds the message until then (a crashed worker's lease runs out). */
+  lockedUntil: integer("lockedUntil"),
+  attempts: integer("attempts").notNull().default(0),
+  createdAt: integer("createdAt").notNull(),
+}, (t) => [
+  index("fedify_queue_available_idx").on(t.availableAt, t.id),
+  index("fedify_queue_ordering_idx").on(t.orderingKey).where(
+    sql`${t.orderingKey} is not null`,
+  ),
+]);

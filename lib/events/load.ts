@@ -1,5 +1,5 @@
 /** Reading events into their wire shapes with a fixed number of queries. */
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import {
   apUsers,
@@ -156,4 +156,19 @@ export async function loadEventFull(
     fullUser: owner || viewer?.role === "admin",
   };
   return serializeEventFull(bundle);
+}
+
+/** An event and, for a series, its occurrences: what one change can touch. */
+export async function loadEventFamily(
+  db: Db,
+  id: number,
+  alsoIds: number[] = [],
+): Promise<EventRow[]> {
+  return await db.select().from(events).where(
+    or(
+      eq(events.id, id),
+      eq(events.parentId, id),
+      alsoIds.length ? inArray(events.id, alsoIds) : undefined,
+    ),
+  );
 }

@@ -865,3 +865,126 @@ export async function materializeOccurrences(
   }
   return created;
 }
+
+/** An event received over federation, already parsed and sanitised. */
+export interface RemoteEventInput {
+  ap_id: string;
+  apUserApId: string;
+  title: string;
+  description: string;
+  start_datetime: number;
+  end_datetime: number | null;
+  status: EventStatus;
+  place: {
+    name: string;
+    address: string;
+    latitude: number | null;
+    longitude: number | null;
+    postal_address: Record<string, string> | null;
+  } | null;
+  online_locations: string[];
+  tags: string[];
+  media: MediaItem[];
+  ap_object: unknown;
+  ld_signature: unknown;
+}
+
+/**
+ * Creates or replaces a remote event by its `ap_id` in one batch. The caller
+ * has checked that the sender may (its author, trusted and followed).
+ */
+export async function upsertRemoteEvent(
+  deps: { db: Db; clock: Clock },
+  input: RemoteEventInput,
+): Promise<{ id: number; created: boolean }> {
+  const { db, clock } = deps;
+  const [current] = await db.select().from(events).where(
+    eq(events.ap_id, input.ap_id),
+  );
+  const place: PlaceRef = input.place
+    ? {
+      kind: "named",
+      name: input.place.name.trim().slice(0, 250),
+      address: input.place.address.trim().slice(0, 500),
+      latitude: input.place.latitude,
+      longitude: input.place.longitude,
+    }
+    : { kind: "none" };
+  if (place.kind === "named") {
+    const [row] = await db.select({ id: places.id }).from(places).where(
+      and(eq(places.name, place.name), eq(places.address, place.address)),
+    );
+    place.existingId = row?.id;
+  }
+  const tagList = uniqueTags(input.tags);
+  const fields = {
+    title: input.title,
+    status: input.status,
+    start_datetime: input.start_datetime,
+    end_datetime: input.end_datetime,
+    description: input.description,
+    online_locations: input.online_locations,
+    media: input.media,
+    ap_object: input.ap_object,
+    ld_signature: input.ld_signature ?? null,
+    placeId: placeIdSql(place),
+  };
+  const now = clock.now();
+  if (current) {
+    const oldTags = await tagIdsOf(db, [current.id]);
+    await db.batch([
+      ...placeStatements(db, place, now),
+      db.update(events).set({ ...fields, updatedAt: now }).where(
+        eq(events.id, current.id),
+      ),
+      ...tagStatements(db, current.id, tagList, true),
+      ...pruneTagsStatement(db, oldTags),
+    ] as [BatchItem, ...BatchItem[]]);
+    return { id: current.id, created: false };
+  }
+  return await withSlugRetry(async () => {
+    const base = slugBase(input.title);
+    const slug = base
+      ? firstFreeSlug(base, await takenSlugs(db, [], base))
+      : `tmp-${crypto.randomUUID()}`;
+    const slugRef =
+      sql`(select ${events.id} from ${events} where ${events.slug} = ${slug})`;
+    const statements: BatchItem[] = [...placeStatements(db, place, now)];
+    const insertAt = statements.length;
+    statements.push(
+      db.insert(events).values({
+        ...fields,
+        slug,
+        is_visible: true,
+        ap_id: input.ap_id,
+        apUserApId: input.apUserApId,
+        userId: null,
+        createdAt: now,
+        updatedAt: now,
+      }).returning({ id: events.id }),
+      ...tagStatements(db, slugRef, tagList, false),
+    );
+    if (!base) {
+      statements.push(
+        db.update(events).set({ slug: sql`'event-' || ${events.id}` }).where(
+          eq(events.slug, slug),
+        ),
+      );
+    }
+    const results = await db.batch(statements as [BatchItem, ...BatchItem[]]);
+    return {
+      id: (results[insertAt] as { id: number }[])[0].id,
+      created: true,
+    };
+  });
+}
+
+/** Deletes events by id (remote events, purges) with their tags' clean-up, in one batch. */
+export async function deleteEventsById(db: Db, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const tagIds = await tagIdsOf(db, ids);
+  await db.batch([
+    db.delete(events).where(inArray(events.id, ids)),
+    ...pruneTagsStatement(db, tagIds),
+  ] as [BatchItem, ...BatchItem[]]);
+}

@@ -1,0 +1,199 @@
+/**
+ * Local events as ActivityStreams objects (FEP-8a8e, Gancio-compatible):
+ * what `/federation/m/{id}` serves and what Create/Update carry.
+ */
+import type { MediaItem } from "../../db/schema.ts";
+import type { EventRow, PlaceRow } from "../events/serialize.ts";
+
+export const AS_PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
+
+/** The JSON-LD context of our objects: ActivityStreams plus the schema.org and Mobilizon terms used. */
+export const EVENT_CONTEXT = [
+  "https://www.w3.org/ns/activitystreams",
+  {
+    toot: "http://joinmastodon.org/ns#",
+    schema: "http://schema.org/",
+    mz: "https://joinmobilizon.org/ns#",
+    Hashtag: "as:Hashtag",
+    PostalAddress: "schema:PostalAddress",
+    VirtualLocation: "schema:VirtualLocation",
+    address: { "@id": "schema:address" },
+    addressCountry: "schema:addressCountry",
+    addressLocality: "schema:addressLocality",
+    addressRegion: "schema:addressRegion",
+    postalCode: "schema:postalCode",
+    streetAddress: "schema:streetAddress",
+    eventStatus: { "@id": "schema:eventStatus" },
+    timezone: { "@id": "mz:timezone", "@type": "schema:Text" },
+    joinMode: { "@id": "mz:joinMode", "@type": "mz:joinModeType" },
+    focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
+  },
+];
+
+/** URLs of the federation surface, all derived from the public origin. */
+export interface FederationUrls {
+  base: string;
+  actorName: string;
+}
+
+/** The instance actor's id. */
+export function actorUrl(u: FederationUrls): string {
+  return `${u.base}/federation/u/${encodeURIComponent(u.actorName)}`;
+}
+
+/** An event's AP id. */
+export function eventObjectUrl(base: string, id: number): string {
+  return `${base}/federation/m/${id}`;
+}
+
+/** The local event id behind one of our AP object URLs, or null. */
+export function localEventIdFromUrl(base: string, url: string): number | null {
+  const prefix = `${base}/federation/m/`;
+  if (!url.startsWith(prefix)) return null;
+  const rest = url.slice(prefix.length).split(/[#?]/)[0];
+  return /^[1-9]\d{0,15}$/.test(rest) ? Number(rest) : null;
+}
+
+function isoSeconds(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z");
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(
+    />/g,
+    "&gt;",
+  ).replace(/"/g, "&quot;");
+}
+
+function mediaType(name: string): string {
+  const ext = name.split(".").pop()?.toLowerCase();
+  return ext === "png"
+    ? "image/png"
+    : ext === "gif"
+    ? "image/gif"
+    : ext === "webp"
+    ? "image/webp"
+    : ext === "avif"
+    ? "image/avif"
+    : "image/jpeg";
+}
+
+/** When and where, in words, for servers that show only `summary` (Mastodon). */
+export function summaryInWords(
+  event: EventRow,
+  place: PlaceRow | null,
+  timezone: string,
+  locale: string,
+): string {
+  let when: string;
+  try {
+    when = new Intl.DateTimeFormat(locale, {
+      dateStyle: "full",
+      timeStyle: "short",
+      timeZone: timezone,
+    }).format(new Date(event.start_datetime * 1000));
+  } catch {
+    when = isoSeconds(event.start_datetime);
+  }
+  const where = place
+    ? [place.name, place.address].filter(Boolean).join(", ")
+    : event.online_locations[0] ?? "";
+  return [where && `📍 ${where}`, `📅 ${when}`].filter(Boolean).join("\n");
+}
+
+/** Everything the AP form of an event is built from. */
+export interface EventObjectInput {
+  event: EventRow;
+  place: PlaceRow | null;
+  tags: string[];
+  urls: FederationUrls;
+  timezone: string;
+  locale: string;
+}
+
+function placeObject(base: string, place: PlaceRow) {
+  const postal = place.postal_address as Record<string, unknown> | null;
+  return {
+    type: "Place",
+    id: `${base}/federation/p/${place.id}`,
+    name: place.name,
+    address: {
+      type: "PostalAddress",
+      ...(postal && typeof postal === "object" ? postal : {}),
+      streetAddress: typeof postal?.streetAddress === "string"
+        ? postal.streetAddress
+        : place.address,
+    },
+    ...(place.latitude !== null ? { latitude: place.latitude } : {}),
+    ...(place.longitude !== null ? { longitude: place.longitude } : {}),
+  };
+}
+
+function virtualLocation(url: string) {
+  return {
+    type: "Place",
+    id: url,
+    name: url,
+    address: { type: "VirtualLocation", url },
+  };
+}
+
+function attachment(base: string, item: MediaItem) {
+  return {
+    type: "Document",
+    mediaType: mediaType(item.url),
+    url: `${base}/media/${item.url}`,
+    name: item.name || null,
+    focalPoint: item.focalpoint ?? [0, 0],
+    ...(item.width ? { width: item.width } : {}),
+    ...(item.height ? { height: item.height } : {}),
+  };
+}
+
+/** The Event object as served at `/federation/m/{id}` and carried by activities. */
+export function buildEventObject(input: EventObjectInput) {
+  const { event, place, tags, urls } = input;
+  const base = urls.base;
+  const actor = actorUrl(urls);
+  const locations = [
+    ...(place ? [placeObject(base, place)] : []),
+    ...event.online_locations.map(virtualLocation),
+  ];
+  const summary = summaryInWords(event, place, input.timezone, input.locale);
+  return {
+    "@context": EVENT_CONTEXT,
+    id: eventObjectUrl(base, event.id),
+    type: "Event",
+    name: event.title,
+    url: `${base}/event/${event.slug}`,
+    attributedTo: actor,
+    to: [AS_PUBLIC],
+    cc: [`${actor}/followers`],
+    published: event.createdAt.toISOString(),
+    updated: event.updatedAt.toISOString(),
+    startTime: isoSeconds(event.start_datetime),
+    ...(event.end_datetime !== null
+      ? { endTime: isoSeconds(event.end_datetime) }
+      : {}),
+    timezone: input.timezone,
+    mediaType: "text/html",
+    content: event.description ||
+      `<p>${escapeHtml(summary).replace(/\n/g, "<br>")}</p>`,
+    summary,
+    ...(locations.length === 1
+      ? { location: locations[0] }
+      : locations.length > 1
+      ? { location: locations }
+      : {}),
+    attachment: event.media.map((m) => attachment(base, m)),
+    tag: tags.map((t) => ({
+      type: "Hashtag",
+      name: `#${t}`,
+      href: `${base}/tag/${encodeURIComponent(t)}`,
+    })),
+    eventStatus: event.status,
+    joinMode: "none",
+  };
+}
+
+export type EventObject = ReturnType<typeof buildEventObject>;

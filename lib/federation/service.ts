@@ -1,0 +1,1075 @@
+/**
+ * The ActivityPub side of Quando, built on Fedify: the instance actor and its
+ * collections, WebFinger and NodeInfo, event objects, the inbox, publishing
+ * through the persistent queue, and the admin operations on remote actors.
+ */
+import {
+  type Context,
+  createExponentialBackoffPolicy,
+  createFederation,
+  type Federation,
+  type KvStore,
+  type MessageQueue,
+  type RetryPolicy,
+  signJsonLd,
+} from "@fedify/fedify";
+import {
+  Accept,
+  Activity,
+  Announce,
+  Application,
+  Create,
+  Delete,
+  Endpoints,
+  Event,
+  Follow,
+  Ignore,
+  isActor,
+  Join,
+  Like,
+  Note,
+  type Object as APObject,
+  type Recipient,
+  Reject,
+  Tombstone,
+  Undo,
+  Update,
+} from "@fedify/vocab";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  sql,
+} from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import {
+  events,
+  eventTags,
+  type MediaItem,
+  places,
+  resources,
+  tags,
+} from "../../db/schema.ts";
+import type { Clock } from "../clock.ts";
+import { invalidRequest, notFound } from "../errors.ts";
+import type { ApUserRow, EventRow, PlaceRow } from "../events/serialize.ts";
+import { deleteEventsById, upsertRemoteEvent } from "../events/write.ts";
+import type { Logger } from "../log.ts";
+import { getSettings, type Settings } from "../settings.ts";
+import {
+  countFollowers,
+  deliverableFollowers,
+  domainOf,
+  findActor,
+  isBlockedSender,
+  setActorFlags,
+  upsertActor,
+} from "./actors.ts";
+import { type ActorKeyPairs, loadOrCreateKeyPairs } from "./keys.ts";
+import {
+  actorUrl,
+  AS_PUBLIC,
+  buildEventObject,
+  type EventObject,
+  eventObjectUrl,
+  type FederationUrls,
+  localEventIdFromUrl,
+} from "./object.ts";
+import { parseRemoteEvent, parseRemoteNote } from "./parse.ts";
+
+/** Remote events are kept this long after they end, then purged. */
+export const REMOTE_EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
+
+export interface FederationDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** The public origin (no trailing slash). */
+  baseUrl: string;
+  /** Let fetches reach loopback and private hosts (tests, local peers). */
+  allowPrivateAddresses: boolean;
+  kv: KvStore;
+  queue: MessageQueue;
+  /** Delivery retries; Fedify's exponential backoff by default. */
+  outboxRetryPolicy?: RetryPolicy;
+  /** Fixed key pairs (tests); otherwise generated once and stored. */
+  keyPairs?: ActorKeyPairs;
+}
+
+/** What the HTTP layer and the event writes use. */
+export interface FederationService {
+  federation: Federation<void>;
+  /**
+   * Answers a request on the federation surface, or null when it is not one
+   * (or wants HTML: then `notAcceptable` is true).
+   */
+  handle(
+    request: Request,
+  ): Promise<{ response: Response } | { notAcceptable: boolean }>;
+  /** Sends Create, Update or Delete for a local event that changed. */
+  publishEventChange(
+    before: EventRow | null,
+    after: EventRow | null,
+  ): Promise<void>;
+  /** Fetches an actor (URL, @user@host or instance domain), trusts and follows it. */
+  addTrust(input: string): Promise<ApUserRow>;
+  /** Follows an actor we do not follow, or unfollows one we do. */
+  toggleFollow(apId: string): Promise<ApUserRow>;
+  /** Runs the delivery and inbox queue until the signal aborts. */
+  startQueue(signal: AbortSignal): Promise<void>;
+  /** Deletes remote events that ended more than the retention ago. */
+  purgeEndedRemoteEvents(): Promise<number>;
+  /** NodeInfo usage figures and links, for the hand-served NodeInfo documents. */
+  nodeInfo(): Promise<NodeInfoData | null>;
+}
+
+export interface NodeInfoData {
+  actorUrl: string;
+  title: string;
+  description: string;
+  localPosts: number;
+  localComments: number;
+  users: number;
+}
+
+/** Whether a local event is on the fediverse: visible, not a series template. */
+export function isFederated(e: EventRow | null): e is EventRow {
+  return e !== null && e.apUserApId === null && e.is_visible &&
+    !(e.recurrent !== null && e.parentId === null);
+}
+
+function idOf(value: unknown): string | null {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) return idOf(value[0]);
+  if (value && typeof value === "object") {
+    const id = (value as { id?: unknown; href?: unknown }).id ??
+      (value as { href?: unknown }).href;
+    return typeof id === "string" ? id : null;
+  }
+  return null;
+}
+
+function typeOf(value: unknown): string | null {
+  if (!value || typeof value !== "object") return null;
+  const t = (value as { type?: unknown }).type;
+  return typeof t === "string" ? t : Array.isArray(t) ? String(t[0]) : null;
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
+}
+
+/** Builds the federation service. Nothing runs until `startQueue` or a request. */
+export function createFederationService(
+  deps: FederationDeps,
+): FederationService {
+  const { db, clock, log, baseUrl } = deps;
+  const federation = createFederation<void>({
+    kv: deps.kv,
+    queue: deps.queue,
+    manuallyStartQueue: true,
+    origin: baseUrl,
+    allowPrivateAddress: deps.allowPrivateAddresses,
+    userAgent: { software: "Quando/0.1.0", url: new URL(baseUrl) },
+    outboxRetryPolicy: deps.outboxRetryPolicy ??
+      createExponentialBackoffPolicy(),
+    // A peer that is down for a while must still get its deliveries once it
+    // is back; the queue's backoff already spaces the attempts.
+    circuitBreaker: false,
+    onOutboxError: (error, activity) => {
+      log.warning("delivery failed", {
+        activity: activity?.id?.href,
+        error: String(error),
+      });
+    },
+  });
+  let keysPromise: ReturnType<typeof loadOrCreateKeyPairs> | null = null;
+  const keyPairs = () => {
+    if (deps.keyPairs) return Promise.resolve(deps.keyPairs);
+    keysPromise ??= loadOrCreateKeyPairs(db, clock).catch((err) => {
+      keysPromise = null;
+      throw err;
+    });
+    return keysPromise;
+  };
+
+  /** Settings when federation is on, else null (everything answers 404). */
+  async function activeSettings(): Promise<Settings | null> {
+    const settings = await getSettings(db);
+    return settings.enable_federation ? settings : null;
+  }
+  const urlsOf = (settings: Settings): FederationUrls => ({
+    base: baseUrl,
+    actorName: settings.instance_actor,
+  });
+
+  /** Places and tags of events, in two queries, for their AP form. */
+  async function eventObjects(
+    rows: EventRow[],
+    settings: Settings,
+  ): Promise<EventObject[]> {
+    if (rows.length === 0) return [];
+    const placeIds = [
+      ...new Set(rows.map((r) => r.placeId).filter((id) => id !== null)),
+    ] as number[];
+    const ids = rows.map((r) => r.id);
+    const [placeRows, tagRows] = await db.batch([
+      db.select().from(places).where(
+        inArray(places.id, placeIds.length ? placeIds : [-1]),
+      ),
+      db.select({ eventId: eventTags.eventId, tag: tags.tag }).from(eventTags)
+        .innerJoin(tags, eq(tags.id, eventTags.tagId))
+        .where(inArray(eventTags.eventId, ids))
+        .orderBy(asc(tags.normalizedTag)),
+    ]);
+    const placeById = new Map<number, PlaceRow>(
+      placeRows.map((p) => [p.id, p]),
+    );
+    return rows.map((event) =>
+      buildEventObject({
+        event,
+        place: event.placeId !== null
+          ? placeById.get(event.placeId) ?? null
+          : null,
+        tags: tagRows.filter((t) => t.eventId === event.id).map((t) => t.tag),
+        urls: urlsOf(settings),
+        timezone: settings.instance_timezone,
+        locale: settings.instance_locale,
+      })
+    );
+  }
+
+  const toVocabEvent = (json: EventObject) =>
+    Event.fromJsonLd(json, {
+      documentLoader: federation.createContext(new URL(baseUrl)).documentLoader,
+      contextLoader: federation.createContext(new URL(baseUrl)).contextLoader,
+    });
+
+  // ---------------------------------------------------------------- actor
+
+  federation.setActorDispatcher(
+    "/federation/u/{identifier}",
+    async (ctx, identifier) => {
+      const settings = await activeSettings();
+      if (!settings || identifier !== settings.instance_actor) return null;
+      const keys = await ctx.getActorKeyPairs(identifier);
+      return new Application({
+        id: ctx.getActorUri(identifier),
+        preferredUsername: identifier,
+        name: settings.instance_title,
+        summary: settings.instance_description || null,
+        url: new URL(baseUrl),
+        inbox: ctx.getInboxUri(identifier),
+        outbox: ctx.getOutboxUri(identifier),
+        followers: ctx.getFollowersUri(identifier),
+        endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
+        publicKey: keys[0]?.cryptographicKey,
+        assertionMethods: keys.map((k) => k.multikey),
+        manuallyApprovesFollowers: false,
+        discoverable: true,
+      });
+    },
+  )
+    .mapHandle(async (_ctx, username) => {
+      const settings = await activeSettings();
+      return settings && username === settings.instance_actor ? username : null;
+    })
+    .setKeyPairsDispatcher(async (_ctx, identifier) => {
+      const settings = await getSettings(db);
+      if (identifier !== settings.instance_actor) return [];
+      const keys = await keyPairs();
+      return [keys.rsa, keys.ed25519];
+    });
+
+  federation.setFollowersDispatcher(
+    "/federation/u/{identifier}/followers",
+    async (_ctx, identifier) => {
+      const settings = await activeSettings();
+      if (!settings || identifier !== settings.instance_actor) return null;
+      const followers = await deliverableFollowers(db);
+      const items: Recipient[] = followers.map((f) => ({
+        id: new URL(f.id),
+        inboxId: f.inbox ? new URL(f.inbox) : null,
+        endpoints: f.sharedInbox
+          ? { sharedInbox: new URL(f.sharedInbox) }
+          : null,
+      }));
+      return { items };
+    },
+  ).setCounter(async () => await countFollowers(db));
+
+  const OUTBOX_SIZE = 20;
+  federation.setOutboxDispatcher(
+    "/federation/u/{identifier}/outbox",
+    async (ctx, identifier) => {
+      const settings = await activeSettings();
+      if (!settings || identifier !== settings.instance_actor) return null;
+      const rows = await db.select().from(events).where(
+        and(
+          isNull(events.apUserApId),
+          eq(events.is_visible, true),
+          sql`not (${events.recurrent} is not null and ${events.parentId} is null)`,
+        ),
+      ).orderBy(desc(events.createdAt), desc(events.id)).limit(OUTBOX_SIZE);
+      const objects = await eventObjects(rows, settings);
+      const me = ctx.getActorUri(identifier);
+      const items = await Promise.all(objects.map(async (json) =>
+        new Create({
+          id: new URL(`${json.id}#create`),
+          actor: me,
+          to: new URL(AS_PUBLIC),
+          cc: ctx.getFollowersUri(identifier),
+          published: Temporal.Instant.from(json.published),
+          object: await toVocabEvent(json),
+        })
+      ));
+      return { items };
+    },
+  ).setCounter(async () => {
+    const [{ n }] = await db.select({ n: count() }).from(events).where(
+      and(isNull(events.apUserApId), eq(events.is_visible, true)),
+    );
+    return n;
+  });
+
+  // FEP-8a8e: the instance's upcoming events as a collection.
+  federation.setCollectionDispatcher(
+    "upcomingEvents",
+    Event,
+    "/federation/u/{identifier}/upcoming",
+    async (_ctx, values) => {
+      const settings = await activeSettings();
+      if (!settings || values.identifier !== settings.instance_actor) {
+        return null;
+      }
+      const now = Math.floor(clock.now().getTime() / 1000);
+      const rows = await db.select().from(events).where(
+        and(
+          isNull(events.apUserApId),
+          eq(events.is_visible, true),
+          gte(events.start_datetime, now),
+          sql`not (${events.recurrent} is not null and ${events.parentId} is null)`,
+        ),
+      ).orderBy(asc(events.start_datetime), asc(events.id)).limit(100);
+      const objects = await eventObjects(rows, settings);
+      return { items: await Promise.all(objects.map(toVocabEvent)) };
+    },
+  );
+
+  federation.setObjectDispatcher(
+    Event,
+    "/federation/m/{id}",
+    async (_ctx, values) => {
+      const settings = await activeSettings();
+      if (!settings || !/^[1-9]\d{0,15}$/.test(values.id)) return null;
+      const [row] = await db.select().from(events).where(
+        eq(events.id, Number(values.id)),
+      );
+      // Hidden events, templates and remote events are never served.
+      if (!isFederated(row ?? null)) return null;
+      const [json] = await eventObjects([row], settings);
+      // Built from JSON-LD, the object keeps every term when served.
+      return await toVocabEvent(json);
+    },
+  );
+
+  federation.setNodeInfoDispatcher("/nodeinfo/2.1", async () => {
+    const info = await nodeInfo();
+    return {
+      software: {
+        name: "quando",
+        version: "0.1.0",
+        homepage: new URL(baseUrl),
+      },
+      protocols: ["activitypub"],
+      openRegistrations: false,
+      usage: {
+        users: { total: info?.users ?? 0 },
+        localPosts: info?.localPosts ?? 0,
+        localComments: info?.localComments ?? 0,
+      },
+      metadata: {
+        nodeName: info?.title ?? "Quando",
+        nodeDescription: info?.description ?? "",
+      },
+    };
+  });
+
+  async function nodeInfo(): Promise<NodeInfoData | null> {
+    const settings = await activeSettings();
+    if (!settings) return null;
+    const [[posts], [comments], [people]] = await db.batch([
+      db.select({ n: count() }).from(events).where(
+        and(isNull(events.apUserApId), eq(events.is_visible, true)),
+      ),
+      db.select({ n: count() }).from(resources).where(
+        eq(resources.hidden, false),
+      ),
+      db.select({ n: sql<number>`(select count(*) from users)` }).from(
+        sql`(select 1)`,
+      ),
+    ]);
+    return {
+      actorUrl: actorUrl(urlsOf(settings)),
+      title: settings.instance_title,
+      description: settings.instance_description,
+      localPosts: posts.n,
+      localComments: comments.n,
+      users: Number(people.n),
+    };
+  }
+
+  // ---------------------------------------------------------------- inbox
+
+  /** The activity as received (Fedify keeps the original JSON-LD). */
+  const rawOf = async (activity: Activity) =>
+    asRecord(await activity.toJsonLd());
+
+  /** Stores the sender (fetching its actor document) and returns its row. */
+  async function rememberSender(
+    ctx: { documentLoader: unknown },
+    activity: Activity,
+    flags: Partial<Pick<ApUserRow, "follower" | "following">> = {},
+  ): Promise<ApUserRow | null> {
+    const actor = await activity.getActor(ctx as never);
+    if (!actor?.id) return null;
+    return await upsertActor(
+      db,
+      clock,
+      actor.id.href,
+      await actor.toJsonLd(),
+      flags,
+    );
+  }
+
+  async function localEventFor(objectId: string | null) {
+    if (!objectId) return null;
+    const id = localEventIdFromUrl(baseUrl, objectId);
+    if (id === null) return null;
+    const [row] = await db.select().from(events).where(eq(events.id, id));
+    return isFederated(row ?? null) ? row : null;
+  }
+
+  /** The authoritative copy of a remote object: fetched from its origin when that is the sender's. */
+  async function authoritativeObject(
+    ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
+    embedded: unknown,
+    actorId: string,
+    mustFetch = false,
+  ): Promise<Record<string, unknown> | null> {
+    const id = idOf(embedded);
+    if (!id) return null;
+    let sameOrigin = false;
+    try {
+      sameOrigin = new URL(id).origin === new URL(actorId).origin;
+    } catch { /* not a URL */ }
+    if (sameOrigin || typeof embedded === "string" || mustFetch) {
+      try {
+        const { document } = await ctx.documentLoader(id);
+        const doc = asRecord(document);
+        if (idOf(doc) === id) return doc;
+      } catch (err) {
+        log.debug("could not fetch a remote object", {
+          id,
+          error: String(err),
+        });
+      }
+      if (typeof embedded === "string" || mustFetch) return null;
+    }
+    return asRecord(embedded);
+  }
+
+  async function handleRemoteEvent(
+    ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
+    actorId: string,
+    object: Record<string, unknown>,
+    signature: unknown,
+  ): Promise<void> {
+    const actor = await findActor(db, actorId);
+    if (!actor || !actor.trusted || !actor.following || actor.blocked) {
+      log.info("ignored an event from an actor not trusted and followed", {
+        actor: actorId,
+      });
+      return;
+    }
+    const parsed = parseRemoteEvent(object);
+    if (!parsed.ok) {
+      log.info("ignored an unparseable remote event", {
+        actor: actorId,
+        reason: parsed.reason,
+      });
+      return;
+    }
+    const data = parsed.value;
+    if (data.attributedTo && data.attributedTo !== actorId) return;
+    const [existing] = await db.select({ apUserApId: events.apUserApId })
+      .from(events).where(eq(events.ap_id, data.ap_id));
+    // Only the original author may change it (never a local event).
+    if (existing && existing.apUserApId !== actorId) return;
+    const media: MediaItem[] = data.media.map((m) => ({
+      name: m.name,
+      url: m.url,
+      width: m.width,
+      height: m.height,
+      size: null,
+      focalpoint: m.focalpoint,
+    }));
+    await upsertRemoteEvent({ db, clock }, {
+      ap_id: data.ap_id,
+      apUserApId: actorId,
+      title: data.title,
+      description: data.description,
+      start_datetime: data.start_datetime,
+      end_datetime: data.end_datetime,
+      status: data.status,
+      place: data.place,
+      online_locations: data.online_locations,
+      tags: data.tags,
+      media,
+      ap_object: object,
+      ld_signature: signature ?? null,
+    });
+  }
+
+  async function handleNote(
+    ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
+    activity: Activity,
+    actorId: string,
+    object: Record<string, unknown>,
+    isUpdate: boolean,
+  ): Promise<void> {
+    const parsed = parseRemoteNote(object);
+    if (!parsed.ok) return;
+    const note = parsed.value;
+    if (note.attributedTo && note.attributedTo !== actorId) return;
+    const [existing] = await db.select().from(resources).where(
+      eq(resources.activitypub_id, note.ap_id),
+    );
+    if (existing) {
+      // Only the author may change a resource.
+      if (existing.apUserApId !== actorId) return;
+      await db.update(resources).set({
+        data: { ...object, content: note.content },
+        updatedAt: clock.now(),
+      }).where(eq(resources.id, existing.id));
+      return;
+    }
+    if (isUpdate && !existing) return;
+    const settings = await getSettings(db);
+    if (!settings.enable_resources) return;
+    let event: EventRow | null = null;
+    for (const target of note.inReplyTo) {
+      event = await localEventFor(target);
+      if (event) break;
+    }
+    if (!event) return;
+    await rememberSender(ctx, activity);
+    await db.insert(resources).values({
+      activitypub_id: note.ap_id,
+      data: { ...object, content: note.content },
+      apUserApId: actorId,
+      eventId: event.id,
+      hidden: false,
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    }).onConflictDoNothing();
+  }
+
+  async function addReaction(
+    column: "likes" | "boost",
+    eventId: number,
+    actorId: string,
+  ): Promise<void> {
+    const col = events[column];
+    await db.update(events).set({
+      [column]: sql`json_insert(${col}, '$[#]', ${actorId})`,
+    }).where(
+      and(
+        eq(events.id, eventId),
+        sql`not exists (select 1 from json_each(${col}) where value = ${actorId})`,
+      ),
+    );
+  }
+
+  async function removeReaction(
+    column: "likes" | "boost",
+    eventId: number,
+    actorId: string,
+  ): Promise<void> {
+    const col = events[column];
+    await db.update(events).set({
+      [column]:
+        sql`(select json_group_array(value) from json_each(${col}) where value != ${actorId})`,
+    }).where(eq(events.id, eventId));
+  }
+
+  /** Handles Create or Update (possibly unwrapped from an Announce). */
+  async function handleCreateOrUpdate(
+    ctx: Parameters<typeof authoritativeObject>[0],
+    activity: Activity,
+    actorId: string,
+    raw: Record<string, unknown>,
+    isUpdate: boolean,
+    unwrapped = false,
+  ) {
+    const embedded = raw.object;
+    const kind = typeOf(embedded);
+    if (kind === "Note" || kind === "Article") {
+      await handleNote(ctx, activity, actorId, asRecord(embedded), isUpdate);
+      return;
+    }
+    if (kind !== "Event" && typeof embedded !== "string") return;
+    // An unwrapped Create was not signed by its author: trust only the origin's copy.
+    const object = await authoritativeObject(ctx, embedded, actorId, unwrapped);
+    if (!object || typeOf(object) !== "Event") return;
+    await handleRemoteEvent(ctx, actorId, object, raw.signature);
+  }
+
+  const me = (settings: Settings) => actorUrl(urlsOf(settings));
+
+  /**
+   * The Linked Data signature (RSA) of the activity carrying an event, kept
+   * in the event's `ld_signature`; null when it cannot be made.
+   */
+  async function ldSignature(
+    ctx: Context<void>,
+    settings: Settings,
+    object: EventObject,
+    activity: Activity,
+  ): Promise<unknown> {
+    try {
+      const [rsa] = await ctx.getActorKeyPairs(settings.instance_actor);
+      if (!rsa) return null;
+      const { "@context": context, ...body } = object;
+      const signed = await signJsonLd(
+        {
+          "@context": [...context, "https://w3id.org/security/v1"],
+          id: activity.id?.href,
+          type: activity instanceof Update ? "Update" : "Create",
+          actor: me(settings),
+          to: [AS_PUBLIC],
+          cc: [`${me(settings)}/followers`],
+          object: body,
+        },
+        rsa.privateKey,
+        rsa.keyId,
+        { contextLoader: ctx.contextLoader },
+      );
+      return (signed as { signature?: unknown }).signature ?? null;
+    } catch (err) {
+      log.debug("no LD signature for an event", { error: String(err) });
+      return null;
+    }
+  }
+
+  federation.setInboxListeners(
+    "/federation/u/{identifier}/inbox",
+    "/federation/inbox",
+  )
+    .on(Follow, async (ctx, follow) => {
+      const settings = await activeSettings();
+      if (!settings || !follow.actorId || !follow.objectId) return;
+      if (follow.objectId.href !== me(settings)) return;
+      if (await isBlockedSender(db, follow.actorId.href)) return;
+      const actor = await follow.getActor(ctx);
+      if (!actor?.id) return;
+      await upsertActor(db, clock, actor.id.href, await actor.toJsonLd(), {
+        follower: true,
+      });
+      await ctx.sendActivity(
+        { identifier: settings.instance_actor },
+        actor,
+        new Accept({
+          id: new URL(`${me(settings)}#accepts/${crypto.randomUUID()}`),
+          actor: new URL(me(settings)),
+          object: follow,
+        }),
+      );
+    })
+    .on(Undo, async (ctx, undo) => {
+      if (!undo.actorId) return;
+      const actorId = undo.actorId.href;
+      const raw = await rawOf(undo);
+      const inner = asRecord(raw.object);
+      const innerType = typeOf(inner) ??
+        (await undo.getObject(ctx).catch(() => null))?.constructor.name;
+      const innerActor = idOf(inner.actor);
+      if (innerActor && innerActor !== actorId) return;
+      if (innerType === "Follow") {
+        await setActorFlags(db, clock, actorId, { follower: false });
+      } else if (innerType === "Like" || innerType === "Announce") {
+        const event = await localEventFor(idOf(inner.object));
+        if (event) {
+          await removeReaction(
+            innerType === "Like" ? "likes" : "boost",
+            event.id,
+            actorId,
+          );
+        }
+      }
+    })
+    .on(Like, async (_ctx, like) => {
+      if (!like.actorId) return;
+      if (await isBlockedSender(db, like.actorId.href)) return;
+      const event = await localEventFor(like.objectId?.href ?? null);
+      if (event) await addReaction("likes", event.id, like.actorId.href);
+    })
+    .on(Announce, async (ctx, announce) => {
+      if (!announce.actorId) return;
+      const actorId = announce.actorId.href;
+      if (await isBlockedSender(db, actorId)) return;
+      const raw = await rawOf(announce);
+      const inner = raw.object;
+      if (typeOf(inner) === "Create" || typeOf(inner) === "Update") {
+        const innerRaw = asRecord(inner);
+        const author = idOf(innerRaw.actor);
+        if (!author || await isBlockedSender(db, author)) return;
+        await handleCreateOrUpdate(
+          ctx,
+          announce,
+          author,
+          innerRaw,
+          typeOf(inner) === "Update",
+          true,
+        );
+        return;
+      }
+      const event = await localEventFor(idOf(inner));
+      if (event) await addReaction("boost", event.id, actorId);
+    })
+    .on(Create, async (ctx, create) => {
+      if (!create.actorId) return;
+      const actorId = create.actorId.href;
+      if (await isBlockedSender(db, actorId)) return;
+      await handleCreateOrUpdate(
+        ctx,
+        create,
+        actorId,
+        await rawOf(create),
+        false,
+      );
+    })
+    .on(Update, async (ctx, update) => {
+      if (!update.actorId) return;
+      const actorId = update.actorId.href;
+      if (await isBlockedSender(db, actorId)) return;
+      await handleCreateOrUpdate(
+        ctx,
+        update,
+        actorId,
+        await rawOf(update),
+        true,
+      );
+    })
+    .on(Delete, async (_ctx, del) => {
+      if (!del.actorId) return;
+      const actorId = del.actorId.href;
+      const objectId = del.objectId?.href ?? null;
+      if (!objectId) return;
+      const [remoteEvents, removed] = await db.batch([
+        db.select({ id: events.id }).from(events).where(
+          and(eq(events.ap_id, objectId), eq(events.apUserApId, actorId)),
+        ),
+        // Only the author's own resources go.
+        db.delete(resources).where(
+          and(
+            eq(resources.activitypub_id, objectId),
+            eq(resources.apUserApId, actorId),
+          ),
+        ),
+      ]);
+      await deleteEventsById(db, remoteEvents.map((e) => e.id));
+      if (remoteEvents.length === 0 && removed.rowsAffected === 0) {
+        log.debug("a Delete changed nothing", { actor: actorId, objectId });
+      }
+    })
+    .on(Join, async (ctx, join) => {
+      const settings = await activeSettings();
+      if (!settings || !join.actorId) return;
+      if (await isBlockedSender(db, join.actorId.href)) return;
+      const actor = await join.getActor(ctx);
+      if (!actor) return;
+      // Quando events take no registrations.
+      await ctx.sendActivity(
+        { identifier: settings.instance_actor },
+        actor,
+        new Ignore({
+          id: new URL(`${me(settings)}#ignores/${crypto.randomUUID()}`),
+          actor: new URL(me(settings)),
+          object: join,
+        }),
+      );
+    })
+    .on(Accept, async (_ctx, accept) => {
+      const settings = await activeSettings();
+      if (!settings || !accept.actorId) return;
+      const raw = await rawOf(accept);
+      const followActor = idOf(asRecord(raw.object).actor);
+      const followId = idOf(raw.object) ?? "";
+      if (
+        followActor !== me(settings) &&
+        !followId.startsWith(`${me(settings)}#follows/`)
+      ) return;
+      await setActorFlags(db, clock, accept.actorId.href, { following: true });
+    })
+    .on(Reject, async (_ctx, reject) => {
+      if (!reject.actorId) return;
+      await setActorFlags(db, clock, reject.actorId.href, { following: false });
+    })
+    .onError((_ctx, error) => {
+      log.warning("inbox activity failed", { error: String(error) });
+    });
+
+  // ---------------------------------------------------------------- operations
+
+  const followId = (settings: Settings, target: string) =>
+    new URL(`${me(settings)}#follows/${encodeURIComponent(target)}`);
+
+  async function requireSettings(): Promise<Settings> {
+    const settings = await activeSettings();
+    if (!settings) {
+      throw invalidRequest(
+        "Federation is switched off (setting enable_federation)",
+      );
+    }
+    return settings;
+  }
+
+  /** Resolves what an admin typed to an actor URL. */
+  async function resolveActorUrl(input: string): Promise<string> {
+    const text = input.trim();
+    if (/^@?[^@\s/]+@[^@\s/]+$/.test(text)) return text.replace(/^@/, "acct:");
+    if (/^https?:\/\//i.test(text)) return new URL(text).href;
+    if (/^[a-z0-9.-]+(:\d+)?$/i.test(text)) {
+      // An instance domain: its FEP-2677 application actor, from NodeInfo.
+      const ctx = federation.createContext(new URL(baseUrl));
+      const { document } = await ctx.documentLoader(
+        `https://${text}/.well-known/nodeinfo`,
+      );
+      const links = asRecord(document).links;
+      const app = Array.isArray(links)
+        ? links.map(asRecord).find((l) =>
+          l.rel === "https://www.w3.org/ns/activitystreams#Application"
+        )
+        : undefined;
+      if (typeof app?.href !== "string") {
+        throw invalidRequest("That instance names no application actor");
+      }
+      return app.href;
+    }
+    throw invalidRequest("Give an actor URL, a @user@host handle or a domain", [
+      { field: "url", message: "not an actor URL, handle or domain" },
+    ]);
+  }
+
+  async function fetchActor(input: string) {
+    let target: string;
+    try {
+      target = await resolveActorUrl(input);
+    } catch (err) {
+      if (err instanceof Error && err.name === "ApiError") throw err;
+      throw invalidRequest(`Could not reach ${input}`, [
+        { field: "url", message: "could not be fetched" },
+      ]);
+    }
+    const ctx = federation.createContext(new URL(baseUrl));
+    let found: APObject | null = null;
+    try {
+      found = await ctx.lookupObject(target);
+    } catch (err) {
+      log.info("actor lookup failed", { target, error: String(err) });
+    }
+    if (!found || !isActor(found) || !found.id) {
+      throw invalidRequest(
+        "No ActivityPub actor there (private addresses are refused unless ALLOW_PRIVATE_ADDRESSES=true)",
+        [{ field: "url", message: "not a reachable actor" }],
+      );
+    }
+    return found;
+  }
+
+  return {
+    federation,
+
+    async handle(request) {
+      const url = new URL(request.url);
+      if (
+        request.method === "POST" &&
+        (url.pathname === "/federation/inbox" ||
+          /^\/federation\/u\/[^/]+\/inbox$/.test(url.pathname))
+      ) {
+        if (!await activeSettings()) return { notAcceptable: false };
+        // Refuse blocked senders before any work (Fedify still checks signatures).
+        try {
+          const body = await request.clone().json();
+          const actor = idOf(asRecord(body).actor);
+          if (actor && await isBlockedSender(db, actor)) {
+            return {
+              response: Response.json({
+                error: "forbidden",
+                message: "This actor or instance is blocked",
+              }, { status: 403 }),
+            };
+          }
+        } catch { /* not JSON: Fedify answers */ }
+      }
+      let notFound = false;
+      let notAcceptable = false;
+      const response = await federation.fetch(request, {
+        contextData: undefined,
+        onNotFound: () => {
+          notFound = true;
+          return new Response(null, { status: 404 });
+        },
+        onNotAcceptable: () => {
+          notAcceptable = true;
+          return new Response(null, { status: 406 });
+        },
+      });
+      if (notFound || notAcceptable) return { notAcceptable };
+      return { response };
+    },
+
+    async publishEventChange(before, after) {
+      const settings = await activeSettings();
+      if (!settings) return;
+      const was = isFederated(before);
+      const is = isFederated(after);
+      if (!was && !is) return;
+      const ctx = federation.createContext(new URL(baseUrl));
+      const sender = { identifier: settings.instance_actor };
+      const actor = new URL(me(settings));
+      const stamp = clock.now().getTime();
+      if (is) {
+        const [json] = await eventObjects([after], settings);
+        const object = await toVocabEvent(json);
+        const Kind = was ? Update : Create;
+        const activity = new Kind({
+          id: new URL(`${json.id}#${was ? `update-${stamp}` : "create"}`),
+          actor,
+          to: new URL(AS_PUBLIC),
+          cc: ctx.getFollowersUri(settings.instance_actor),
+          published: Temporal.Instant.fromEpochMilliseconds(stamp),
+          object,
+        });
+        await db.update(events).set({
+          ap_object: json,
+          ld_signature: await ldSignature(ctx, settings, json, activity),
+        }).where(eq(events.id, after.id));
+        await ctx.sendActivity(sender, "followers", activity, {
+          preferSharedInbox: true,
+        });
+        return;
+      }
+      const id = eventObjectUrl(baseUrl, before!.id);
+      await ctx.sendActivity(
+        sender,
+        "followers",
+        new Delete({
+          id: new URL(`${id}#delete-${stamp}`),
+          actor,
+          to: new URL(AS_PUBLIC),
+          cc: ctx.getFollowersUri(settings.instance_actor),
+          object: new Tombstone({ id: new URL(id) }),
+        }),
+        { preferSharedInbox: true },
+      );
+    },
+
+    async addTrust(input) {
+      const settings = await requireSettings();
+      const actor = await fetchActor(input);
+      const apId = actor.id!.href;
+      if (apId === me(settings)) {
+        throw invalidRequest("That is this instance's own actor");
+      }
+      const isApp = actor instanceof Application;
+      const row = await upsertActor(
+        db,
+        clock,
+        apId,
+        await actor.toJsonLd(),
+        { trusted: true },
+        isApp
+          ? { name: actor.name?.toString() ?? null, applicationActor: apId }
+          : {},
+      );
+      const ctx = federation.createContext(new URL(baseUrl));
+      await ctx.sendActivity(
+        { identifier: settings.instance_actor },
+        actor,
+        new Follow({
+          id: followId(settings, apId),
+          actor: new URL(me(settings)),
+          object: actor.id,
+        }),
+      );
+      return row;
+    },
+
+    async toggleFollow(apId) {
+      const settings = await requireSettings();
+      const row = await findActor(db, apId);
+      if (!row) throw notFound("AP actor");
+      const ctx = federation.createContext(new URL(baseUrl));
+      const target = await fetchActor(apId);
+      const follow = new Follow({
+        id: followId(settings, apId),
+        actor: new URL(me(settings)),
+        object: new URL(apId),
+      });
+      if (row.following) {
+        await ctx.sendActivity(
+          { identifier: settings.instance_actor },
+          target,
+          new Undo({
+            id: new URL(`${follow.id!.href}/undo-${clock.now().getTime()}`),
+            actor: new URL(me(settings)),
+            object: follow,
+          }),
+        );
+        await setActorFlags(db, clock, apId, { following: false });
+      } else {
+        await ctx.sendActivity(
+          { identifier: settings.instance_actor },
+          target,
+          follow,
+        );
+      }
+      return (await findActor(db, apId))!;
+    },
+
+    startQueue(signal) {
+      return federation.startQueue(undefined, { signal });
+    },
+
+    async purgeEndedRemoteEvents() {
+      const cutoff = Math.floor(clock.now().getTime() / 1000) -
+        REMOTE_EVENT_RETENTION_SECONDS;
+      const rows = await db.select({ id: events.id }).from(events).where(
+        and(
+          isNotNull(events.apUserApId),
+          lt(
+            sql`coalesce(${events.end_datetime}, ${events.start_datetime})`,
+            cutoff,
+          ),
+        ),
+      );
+      await deleteEventsById(db, rows.map((r) => r.id));
+      return rows.length;
+    },
+
+    nodeInfo,
+  };
+}
+
+export { domainOf };

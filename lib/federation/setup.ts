@@ -1,0 +1,68 @@
+/** Builds the federation service over a database: storage, queue, logging. */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { configure, getConsoleSink } from "@logtape/logtape";
+import type { RetryPolicy } from "@fedify/fedify";
+import type { Database } from "../../db/client.ts";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import type { ActorKeyPairs } from "./keys.ts";
+import { createFederationService, type FederationService } from "./service.ts";
+import { createLibsqlKvStore, createLibsqlMessageQueue } from "./store.ts";
+
+let logtapeConfigured = false;
+
+/**
+ * Routes Fedify's LogTape records to the console at `level` and above. LogTape
+ * is process-wide, so this runs once; later calls do nothing.
+ */
+export async function configureFedifyLogging(
+  level: "debug" | "info" | "warning" | "error" | "fatal",
+): Promise<void> {
+  if (logtapeConfigured) return;
+  logtapeConfigured = true;
+  await configure({
+    sinks: { console: getConsoleSink() },
+    loggers: [
+      { category: "fedify", lowestLevel: level, sinks: ["console"] },
+      { category: ["logtape", "meta"], lowestLevel: "error", sinks: [] },
+    ],
+    // Fedify keeps request context here; without it LogTape warns on every request.
+    contextLocalStorage: new AsyncLocalStorage(),
+  });
+}
+
+export interface FederationSetupOptions {
+  /** Deliveries handled at once by one process. */
+  concurrency?: number;
+  /** How often an idle queue looks for work from other processes (ms). */
+  pollIntervalMs?: number;
+  outboxRetryPolicy?: RetryPolicy;
+  /** Fixed key pairs (tests); otherwise generated once and stored. */
+  keyPairs?: ActorKeyPairs;
+}
+
+/** The federation service for an app: libSQL KV and queue on the app's database. */
+export function createFederationForDatabase(
+  database: Database,
+  config: Config,
+  clock: Clock,
+  log: Logger,
+  options: FederationSetupOptions = {},
+): FederationService {
+  return createFederationService({
+    db: database.db,
+    clock,
+    log,
+    baseUrl: config.baseUrl,
+    allowPrivateAddresses: config.allowPrivateAddresses,
+    kv: createLibsqlKvStore(database.db),
+    queue: createLibsqlMessageQueue(database.db, {
+      concurrency: options.concurrency ?? 8,
+      pollIntervalMs: options.pollIntervalMs,
+      logger: log,
+    }),
+    outboxRetryPolicy: options.outboxRetryPolicy,
+    keyPairs: options.keyPairs,
+  });
+}
