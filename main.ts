@@ -22,6 +22,10 @@ import {
 import { getSettings } from "./lib/settings.ts";
 import { materializeOccurrences } from "./lib/events/write.ts";
 import { purgeExpiredOAuth } from "./lib/oauth/grants.ts";
+import {
+  configureFedifyLogging,
+  createFederationForDatabase,
+} from "./lib/federation/setup.ts";
 import { createApp } from "./routes/mod.ts";
 
 /** Creates the folder of a `file:` database so a fresh clone just runs. */
@@ -50,6 +54,18 @@ async function serve(config: Config): Promise<void> {
   const media: MediaStore = config.s3
     ? createS3MediaStore(config.s3)
     : createDbMediaStore(database.db, systemClock);
+  await configureFedifyLogging(
+    config.logLevel === "debug" ? "info" : "warning",
+  );
+  const federation = createFederationForDatabase(
+    database,
+    config,
+    systemClock,
+    log,
+  );
+  const queueStop = new AbortController();
+  // Deliveries and inbox work persist in the database; this drains them.
+  const queueDone = federation.startQueue(queueStop.signal);
   const app = createApp({
     database,
     config: { ...config, jwtSecret },
@@ -57,6 +73,7 @@ async function serve(config: Config): Promise<void> {
     hasher,
     log,
     media,
+    federation,
   });
   // Recurring series are laid out ahead for a horizon; keep it moving.
   const extendSeries = async () => {
@@ -82,9 +99,18 @@ async function serve(config: Config): Promise<void> {
       log.error("purging expired OAuth tokens failed", { error: String(err) });
     }
   };
+  const purgeRemoteEvents = async () => {
+    try {
+      const purged = await federation.purgeEndedRemoteEvents();
+      if (purged > 0) log.info("purged ended remote events", { purged });
+    } catch (err) {
+      log.error("purging remote events failed", { error: String(err) });
+    }
+  };
   const hourly = async () => {
     await extendSeries();
     await purgeOAuth();
+    await purgeRemoteEvents();
   };
   await hourly();
   const timer = setInterval(hourly, 60 * 60 * 1000);
@@ -103,6 +129,9 @@ async function serve(config: Config): Promise<void> {
   const stop = async () => {
     clearInterval(timer);
     await server.shutdown();
+    // Let in-flight deliveries settle; pending ones stay queued for next start.
+    queueStop.abort();
+    await Promise.race([queueDone, new Promise((r) => setTimeout(r, 5000))]);
     database.close();
     Deno.exit(0);
   };

@@ -5,6 +5,7 @@ import type { AccessClaims, TokenCodec } from "../lib/auth/tokens.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Config } from "../lib/config.ts";
 import type { Logger } from "../lib/log.ts";
+import type { FederationService } from "../lib/federation/service.ts";
 import type { MediaStore } from "../lib/media/store.ts";
 import type { UserRow } from "../lib/users.ts";
 
@@ -16,6 +17,8 @@ export interface AppDeps {
   hasher: PasswordHasher;
   log: Logger;
   media: MediaStore;
+  /** ActivityPub; absent in tests that do not need it (then nothing federates). */
+  federation?: FederationService;
 }
 
 /** Dependencies plus what createApp derives from them, handed to every route module. */

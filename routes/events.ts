@@ -9,7 +9,12 @@ import {
   SEARCH_DEPTH_LIMIT,
   searchEvents,
 } from "../lib/events/list.ts";
-import { findEvent, loadEventFull, loadSummaries } from "../lib/events/load.ts";
+import {
+  findEvent,
+  loadEventFamily,
+  loadEventFull,
+  loadSummaries,
+} from "../lib/events/load.ts";
 import { addMessage, listMessages } from "../lib/events/messages.ts";
 import {
   createEvent,
@@ -464,6 +469,45 @@ export function eventRoutes(deps: RouteDeps) {
       });
   };
 
+  /**
+   * Runs a change of event `id` (null: a creation, whose id `op` returns) and
+   * tells the fediverse what it did to the event and its occurrences. A
+   * federation failure is logged; the change itself has happened.
+   */
+  const federated = async (
+    id: number | null,
+    op: () => Promise<number>,
+  ): Promise<number> => {
+    const federation = deps.federation;
+    if (!federation) return await op();
+    const before = id === null ? [] : await loadEventFamily(db, id);
+    const changedId = await op();
+    try {
+      // Occurrences a change detached from their series still exist.
+      const after = await loadEventFamily(
+        db,
+        changedId,
+        before.map((e) => e.id),
+      );
+      const afterById = new Map(after.map((e) => [e.id, e]));
+      const beforeById = new Map(before.map((e) => [e.id, e]));
+      for (
+        const eventId of new Set([...beforeById.keys(), ...afterById.keys()])
+      ) {
+        await federation.publishEventChange(
+          beforeById.get(eventId) ?? null,
+          afterById.get(eventId) ?? null,
+        );
+      }
+    } catch (err) {
+      deps.log.error("federating an event change failed", {
+        event: changedId,
+        error: String(err),
+      });
+    }
+    return changedId;
+  };
+
   /** PUT and PATCH: the same change, answered in different forms. */
   const applyUpdate = async (
     c: Context<AppEnv>,
@@ -471,13 +515,17 @@ export function eventRoutes(deps: RouteDeps) {
     body: z.infer<typeof EventPatchBody>,
   ) => {
     const { input, image, image_name, focalpoint } = splitBody(body);
-    await updateEvent(
-      await writeDeps(),
-      c.get("auth").user,
-      id,
-      input,
-      await imageSaver(image, image_name, focalpoint),
-    );
+    const saver = await imageSaver(image, image_name, focalpoint);
+    await federated(id, async () => {
+      await updateEvent(
+        await writeDeps(),
+        c.get("auth").user,
+        id,
+        input,
+        saver,
+      );
+      return id;
+    });
   };
 
   const full = async (c: Context<AppEnv>, id: number, justCreated = false) => {
@@ -560,12 +608,14 @@ export function eventRoutes(deps: RouteDeps) {
     async (c) => {
       const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
       const { input, image, image_name, focalpoint } = splitBody(body);
-      const id = await createEvent(
-        await writeDeps(),
-        c.get("auth")?.user ?? null,
-        input,
-        await imageSaver(image, image_name, focalpoint),
-      );
+      const saver = await imageSaver(image, image_name, focalpoint);
+      const id = await federated(null, async () =>
+        await createEvent(
+          await writeDeps(),
+          c.get("auth")?.user ?? null,
+          input,
+          saver,
+        ));
       return c.json(await full(c, id, true), 201);
     },
   );
@@ -600,17 +650,20 @@ export function eventRoutes(deps: RouteDeps) {
   );
 
   app.openapi({ ...deleteRoute, middleware: writer }, async (c) => {
-    await deleteEvent(
-      await writeDeps(),
-      c.get("auth").user,
-      c.req.valid("param").id,
-    );
+    const id = c.req.valid("param").id;
+    await federated(id, async () => {
+      await deleteEvent(await writeDeps(), c.get("auth").user, id);
+      return id;
+    });
     return c.body(null, 204);
   });
 
   app.openapi({ ...toggleRoute, middleware: writer }, async (c) => {
     const id = c.req.valid("param").id;
-    await toggleEvent(await writeDeps(), c.get("auth").user, id);
+    await federated(id, async () => {
+      await toggleEvent(await writeDeps(), c.get("auth").user, id);
+      return id;
+    });
     return c.json(await full(c, id), 200);
   });
 

@@ -18,6 +18,7 @@ import { mediaRoutes } from "./media.ts";
 import { validationHook } from "./validation.ts";
 import { oauthRoutes } from "./oauth.ts";
 import { authorizeRoutes } from "./authorize.ts";
+import { apActorRoutes, federationMiddleware } from "./federation.ts";
 
 export type { AppDeps } from "./env.ts";
 
@@ -91,6 +92,9 @@ export function createApp(deps: AppDeps) {
     return (upload ? uploadLimit : defaultLimit)(c, next);
   });
 
+  // Fedify answers its own paths (actor, inbox, objects, WebFinger, NodeInfo).
+  app.use("*", federationMiddleware(routeDeps));
+
   app.route("/", healthRoutes(routeDeps));
   app.route("/", loginRoutes(routeDeps));
   app.route("/", userRoutes(routeDeps));
@@ -100,6 +104,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", mediaRoutes(routeDeps));
   app.route("/", oauthRoutes(routeDeps));
   app.route("/", authorizeRoutes(routeDeps));
+  app.route("/", apActorRoutes(routeDeps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

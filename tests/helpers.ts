@@ -14,6 +14,15 @@ import { silentLogger } from "../lib/log.ts";
 import { createDbMediaStore } from "../lib/media/store.ts";
 import { createUser, type UserRow } from "../lib/users.ts";
 import { type App, createApp } from "../routes/mod.ts";
+import type { FederationService } from "../lib/federation/service.ts";
+import { generateActorKeyPairs } from "../lib/federation/keys.ts";
+import {
+  configureFedifyLogging,
+  createFederationForDatabase,
+} from "../lib/federation/setup.ts";
+
+/** One pair of actor keys for every test app of the process (RSA generation is slow). */
+const testKeyPairs = generateActorKeyPairs();
 
 /** One hasher for the whole test process (the native addon loads once). */
 export const hasher: PasswordHasher = await createNativeHasher();
@@ -23,6 +32,7 @@ export interface TestContext {
   database: Database;
   clock: FixedClock;
   config: Config & { jwtSecret: string };
+  federation: FederationService;
   close(): void;
 }
 
@@ -55,6 +65,14 @@ export async function createTestApp(
     silentLogger,
   );
   const fullConfig = { ...config, jwtSecret };
+  await configureFedifyLogging("fatal");
+  const federation = createFederationForDatabase(
+    database,
+    config,
+    clock,
+    silentLogger,
+    { keyPairs: await testKeyPairs },
+  );
   const app = createApp({
     database,
     config: fullConfig,
@@ -62,12 +80,14 @@ export async function createTestApp(
     hasher,
     log: silentLogger,
     media: createDbMediaStore(database.db, clock),
+    federation,
   });
   return {
     app,
     database,
     clock,
     config: fullConfig,
+    federation,
     close: () => database.close(),
   };
 }

@@ -1,0 +1,346 @@
+/**
+ * The federation surface (Fedify mounted as middleware, NodeInfo documents,
+ * ActivityPub content negotiation on event pages) and the admin endpoints for
+ * remote actors and instances.
+ */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { eq } from "drizzle-orm";
+import { events, instances } from "../db/schema.ts";
+import { ApiError, notFound } from "../lib/errors.ts";
+import {
+  findActor,
+  listActors,
+  listInstances,
+  serializeApActor,
+  serializeInstance,
+  toggleActorBlock,
+  toggleInstanceBlock,
+} from "../lib/federation/actors.ts";
+import type { FederationService } from "../lib/federation/service.ts";
+import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
+import type { AppEnv, RouteDeps } from "./env.ts";
+import {
+  bodyOf,
+  errorResponses,
+  jsonOrForm,
+  pagingQuery,
+  requireBody,
+  validationHook,
+} from "./validation.ts";
+
+const AP_ACCEPT =
+  /application\/(activity\+json|ld\+json)|application\/json(?!\w)/i;
+
+function federationOff(): ApiError {
+  return new ApiError(404, "not_found", "Federation is switched off");
+}
+
+/**
+ * Hands federation requests to Fedify and serves the NodeInfo documents. Runs
+ * before the API routes; anything that is not federation passes through.
+ */
+export function federationMiddleware(
+  deps: RouteDeps,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const federation = deps.federation;
+    const path = c.req.path;
+    if (!federation) return await next();
+    if (path === "/.well-known/nodeinfo" || path === "/nodeinfo/2.0") {
+      const info = await federation.nodeInfo();
+      if (!info) throw federationOff();
+      c.header("Access-Control-Allow-Origin", "*");
+      if (path === "/.well-known/nodeinfo") {
+        return c.json({
+          links: [
+            {
+              rel: "http://nodeinfo.diaspora.software/ns/schema/2.0",
+              href: `${deps.config.baseUrl}/nodeinfo/2.0`,
+            },
+            {
+              rel: "http://nodeinfo.diaspora.software/ns/schema/2.1",
+              href: `${deps.config.baseUrl}/nodeinfo/2.1`,
+            },
+            // FEP-2677: the instance's application actor.
+            {
+              rel: "https://www.w3.org/ns/activitystreams#Application",
+              href: info.actorUrl,
+            },
+          ],
+        });
+      }
+      return c.json(
+        {
+          version: "2.0",
+          software: { name: "quando", version: "0.1.0" },
+          protocols: ["activitypub"],
+          services: { inbound: [], outbound: [] },
+          openRegistrations: false,
+          usage: {
+            users: { total: info.users },
+            localPosts: info.localPosts,
+            localComments: info.localComments,
+          },
+          metadata: { nodeName: info.title, nodeDescription: info.description },
+        },
+        200,
+        {
+          "Content-Type":
+            'application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"',
+        },
+      );
+    }
+    // `/event/{slug}` asked for as ActivityPub: the object lives at /federation/m/{id}.
+    const eventPage = /^\/event\/([^/]+)$/.exec(path);
+    if (eventPage && AP_ACCEPT.test(c.req.header("accept") ?? "")) {
+      const [row] = await deps.database.db.select({ id: events.id }).from(
+        events,
+      ).where(eq(events.slug, decodeURIComponent(eventPage[1])));
+      if (!row) throw notFound("Event");
+      return c.redirect(`${deps.config.baseUrl}/federation/m/${row.id}`, 302);
+    }
+    if (
+      path.startsWith("/federation/") || path.startsWith("/.well-known/") ||
+      path.startsWith("/nodeinfo/")
+    ) {
+      const result = await federation.handle(c.req.raw);
+      if ("response" in result) return result.response;
+      if (result.notAcceptable) {
+        // A browser on an event object: send it to the event's page.
+        const object = /^\/federation\/m\/(\d+)$/.exec(path);
+        if (object) {
+          const [row] = await deps.database.db.select({ slug: events.slug })
+            .from(events).where(eq(events.id, Number(object[1])));
+          if (row) return c.redirect(`/event/${row.slug}`, 302);
+        }
+        throw new ApiError(
+          406,
+          "not_acceptable",
+          "Ask for application/activity+json",
+        );
+      }
+      if (path.startsWith("/federation/")) throw notFound("Object");
+    }
+    return await next();
+  };
+}
+
+const ApActorSchema = z.object({
+  ap_id: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  follower: z.boolean(),
+  following: z.boolean(),
+  trusted: z.boolean(),
+  blocked: z.boolean(),
+  object: z.unknown().nullable(),
+  instanceDomain: z.string().nullable(),
+  instance: z.unknown().nullable(),
+}).openapi("ApActor");
+
+const InstanceSchema = z.object({
+  domain: z.string(),
+  name: z.string().nullable(),
+  blocked: z.boolean(),
+  data: z.unknown().nullable(),
+  applicationActor: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).openapi("Instance");
+
+const page = (schema: z.ZodType, name: string) =>
+  z.object({
+    data: z.array(schema),
+    count: z.number().int(),
+    totalPages: z.number().int(),
+  }).openapi(name);
+
+const ApIdBody = z.object({
+  ap_id: z.string().trim().min(1).max(2000).openapi({
+    example: "https://gancio.example/federation/u/relay",
+  }),
+}).openapi("ApIdRequest");
+
+const TrustBody = z.object({
+  url: z.string().trim().min(1).max(2000).openapi({
+    description:
+      "An actor URL, a @user@host handle, or an instance domain (its FEP-2677 application actor)",
+    example: "https://gancio.example/federation/u/relay",
+  }),
+}).openapi("TrustRequest");
+
+const DomainBody = z.object({
+  domain: z.string().trim().min(1).max(300).openapi({
+    example: "gancio.example",
+  }),
+}).openapi("DomainRequest");
+
+const actorResponse = {
+  200: {
+    description: "The actor",
+    content: { "application/json": { schema: ApActorSchema } },
+  },
+};
+
+const listActorsRoute = createRoute({
+  method: "get",
+  path: "/api/ap_actors",
+  tags: ["federation"],
+  summary: "Remote actors (admin)",
+  security: bearerSecurity,
+  request: { query: pagingQuery(20, 100) },
+  responses: {
+    200: {
+      description: "A page of actors, newest first",
+      content: {
+        "application/json": { schema: page(ApActorSchema, "ApActorPage") },
+      },
+    },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+const toggleBlockRoute = createRoute({
+  method: "put",
+  path: "/api/ap_actors/toggle_block",
+  tags: ["federation"],
+  summary: "Block or unblock a remote actor (admin)",
+  description:
+    "A blocked actor's activities are refused and it receives no deliveries.",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(ApIdBody) },
+  responses: { ...actorResponse, ...errorResponses(400, 401, 403, 404) },
+});
+
+const addTrustRoute = createRoute({
+  method: "post",
+  path: "/api/ap_actors/add_trust",
+  tags: ["federation"],
+  summary: "Trust and follow a remote actor (admin)",
+  description:
+    "Fetches the actor, records it and its instance as trusted, and sends a Follow; " +
+    "`following` turns true when the actor accepts. Private addresses are refused " +
+    "unless ALLOW_PRIVATE_ADDRESSES=true.",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(TrustBody) },
+  responses: { ...actorResponse, ...errorResponses(400, 401, 403) },
+});
+
+const followRoute = createRoute({
+  method: "put",
+  path: "/api/ap_actors/follow",
+  tags: ["federation"],
+  summary: "Follow or unfollow a known remote actor (admin)",
+  description:
+    "Unfollows at once when we follow it; otherwise sends a Follow and `following` " +
+    "turns true on its Accept.",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(ApIdBody) },
+  responses: { ...actorResponse, ...errorResponses(400, 401, 403, 404) },
+});
+
+const listInstancesRoute = createRoute({
+  method: "get",
+  path: "/api/instances",
+  tags: ["federation"],
+  summary: "Known instances (admin)",
+  security: bearerSecurity,
+  request: { query: pagingQuery(20, 100) },
+  responses: {
+    200: {
+      description: "A page of instances by domain",
+      content: {
+        "application/json": { schema: page(InstanceSchema, "InstancePage") },
+      },
+    },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+const toggleInstanceRoute = createRoute({
+  method: "put",
+  path: "/api/instances/toggle_block",
+  tags: ["federation"],
+  summary: "Block or unblock a whole instance (admin)",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(DomainBody) },
+  responses: {
+    200: {
+      description: "The instance",
+      content: { "application/json": { schema: InstanceSchema } },
+    },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+/** Admin endpoints for remote actors and instances. */
+export function apActorRoutes(deps: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const db = deps.database.db;
+  const admin = [requireAuth(deps), requireRole("admin")];
+  const service = (): FederationService => {
+    if (!deps.federation) throw federationOff();
+    return deps.federation;
+  };
+  const withInstance = async (apId: string) => {
+    const row = await findActor(db, apId);
+    if (!row) throw notFound("AP actor");
+    const [instance] = row.instanceDomain
+      ? await db.select().from(instances).where(
+        eq(instances.domain, row.instanceDomain),
+      )
+      : [];
+    return serializeApActor(row, instance ?? null);
+  };
+
+  app.openapi({ ...listActorsRoute, middleware: admin }, async (c) => {
+    const { page, pageSize } = c.req.valid("query");
+    return c.json(await listActors(db, page, pageSize), 200);
+  });
+
+  app.openapi(
+    { ...toggleBlockRoute, middleware: [...admin, requireBody] },
+    async (c) => {
+      const { ap_id } = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      await toggleActorBlock(db, deps.clock, ap_id);
+      return c.json(await withInstance(ap_id), 200);
+    },
+  );
+
+  app.openapi(
+    { ...addTrustRoute, middleware: [...admin, requireBody] },
+    async (c) => {
+      const { url } = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const row = await service().addTrust(url);
+      return c.json(await withInstance(row.ap_id), 200);
+    },
+  );
+
+  app.openapi(
+    { ...followRoute, middleware: [...admin, requireBody] },
+    async (c) => {
+      const { ap_id } = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const row = await service().toggleFollow(ap_id);
+      return c.json(await withInstance(row.ap_id), 200);
+    },
+  );
+
+  app.openapi({ ...listInstancesRoute, middleware: admin }, async (c) => {
+    const { page, pageSize } = c.req.valid("query");
+    return c.json(await listInstances(db, page, pageSize), 200);
+  });
+
+  app.openapi(
+    { ...toggleInstanceRoute, middleware: [...admin, requireBody] },
+    async (c) => {
+      const { domain } = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      return c.json(
+        serializeInstance(await toggleInstanceBlock(db, deps.clock, domain)),
+        200,
+      );
+    },
+  );
+
+  return app;
+}
