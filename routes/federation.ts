@@ -47,7 +47,7 @@ export function federationMiddleware(
     const federation = deps.federation;
     const path = c.req.path;
     if (!federation) return await next();
-    if (path === "/.well-known/nodeinfo" || path === "/nodeinfo/2.0") {
+    if (path === "/.well-known/nodeinfo" || path.startsWith("/nodeinfo/")) {
       const info = await federation.nodeInfo();
       if (!info) throw federationOff();
       c.header("Access-Control-Allow-Origin", "*");
@@ -70,26 +70,32 @@ export function federationMiddleware(
           ],
         });
       }
-      return c.json(
-        {
-          version: "2.0",
-          software: { name: "quando", version: "0.1.0" },
-          protocols: ["activitypub"],
-          services: { inbound: [], outbound: [] },
-          openRegistrations: false,
-          usage: {
-            users: { total: info.users },
-            localPosts: info.localPosts,
-            localComments: info.localComments,
+      // 2.1 is Fedify's (below); 2.0 is the same figures in the older schema.
+      if (path === "/nodeinfo/2.0") {
+        return c.json(
+          {
+            version: "2.0",
+            software: { name: "quando", version: "0.1.0" },
+            protocols: ["activitypub"],
+            services: { inbound: [], outbound: [] },
+            openRegistrations: false,
+            usage: {
+              users: { total: info.users },
+              localPosts: info.localPosts,
+              localComments: info.localComments,
+            },
+            metadata: {
+              nodeName: info.title,
+              nodeDescription: info.description,
+            },
           },
-          metadata: { nodeName: info.title, nodeDescription: info.description },
-        },
-        200,
-        {
-          "Content-Type":
-            'application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"',
-        },
-      );
+          200,
+          {
+            "Content-Type":
+              'application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"',
+          },
+        );
+      }
     }
     // `/event/{slug}` asked for as ActivityPub: the object lives at /federation/m/{id}.
     const eventPage = /^\/event\/([^/]+)$/.exec(path);

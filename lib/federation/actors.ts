@@ -240,8 +240,14 @@ export async function deliverableFollowers(db: Db): Promise<FollowerInbox[]> {
 
 /** Counts for NodeInfo and the followers collection. */
 export async function countFollowers(db: Db): Promise<number> {
-  const [{ n }] = await db.select({ n: count() }).from(apUsers).where(
-    and(eq(apUsers.follower, true), eq(apUsers.blocked, false)),
-  );
+  const [{ n }] = await db.select({ n: count() }).from(apUsers)
+    .leftJoin(instances, eq(instances.domain, apUsers.instanceDomain))
+    .where(
+      and(
+        eq(apUsers.follower, true),
+        eq(apUsers.blocked, false),
+        or(sql`${instances.blocked} is null`, eq(instances.blocked, false)),
+      ),
+    );
   return n;
 }

@@ -27,7 +27,6 @@ import {
   isActor,
   Join,
   Like,
-  Note,
   type Object as APObject,
   type Recipient,
   Reject,
@@ -48,6 +47,7 @@ import {
   lt,
   sql,
 } from "drizzle-orm";
+import { getDocumentLoader } from "@fedify/vocab-runtime";
 import type { Db } from "../../db/client.ts";
 import {
   events,
@@ -66,7 +66,6 @@ import { getSettings, type Settings } from "../settings.ts";
 import {
   countFollowers,
   deliverableFollowers,
-  domainOf,
   findActor,
   isBlockedSender,
   setActorFlags,
@@ -139,6 +138,10 @@ export interface NodeInfoData {
   users: number;
 }
 
+/** Series templates are never listed nor federated; their occurrences are. */
+const NOT_TEMPLATE = () =>
+  sql`not (${events.recurrent} is not null and ${events.parentId} is null)`;
+
 /** Whether a local event is on the fediverse: visible, not a series template. */
 export function isFederated(e: EventRow | null): e is EventRow {
   return e !== null && e.apUserApId === null && e.is_visible &&
@@ -180,8 +183,13 @@ export function createFederationService(
     origin: baseUrl,
     allowPrivateAddress: deps.allowPrivateAddresses,
     userAgent: { software: "Quando/0.1.0", url: new URL(baseUrl) },
+    // 1 s doubling up to 12 h, 20 attempts: a peer down for about two days
+    // still gets what was sent meanwhile.
     outboxRetryPolicy: deps.outboxRetryPolicy ??
-      createExponentialBackoffPolicy(),
+      createExponentialBackoffPolicy({
+        maxAttempts: 20,
+        maxDelay: { hours: 12 },
+      }),
     // A peer that is down for a while must still get its deliveries once it
     // is back; the queue's backoff already spaces the attempts.
     circuitBreaker: false,
@@ -191,6 +199,12 @@ export function createFederationService(
         error: String(error),
       });
     },
+  });
+  // Uncached: an Update must see the object as it is now, not Fedify's
+  // five-minute cached copy. Private addresses are refused unless allowed.
+  const freshLoader = getDocumentLoader({
+    allowPrivateAddress: deps.allowPrivateAddresses,
+    userAgent: { software: "Quando/0.1.0", url: new URL(baseUrl) },
   });
   let keysPromise: ReturnType<typeof loadOrCreateKeyPairs> | null = null;
   const keyPairs = () => {
@@ -317,7 +331,7 @@ export function createFederationService(
         and(
           isNull(events.apUserApId),
           eq(events.is_visible, true),
-          sql`not (${events.recurrent} is not null and ${events.parentId} is null)`,
+          NOT_TEMPLATE(),
         ),
       ).orderBy(desc(events.createdAt), desc(events.id)).limit(OUTBOX_SIZE);
       const objects = await eventObjects(rows, settings);
@@ -336,7 +350,11 @@ export function createFederationService(
     },
   ).setCounter(async () => {
     const [{ n }] = await db.select({ n: count() }).from(events).where(
-      and(isNull(events.apUserApId), eq(events.is_visible, true)),
+      and(
+        isNull(events.apUserApId),
+        eq(events.is_visible, true),
+        NOT_TEMPLATE(),
+      ),
     );
     return n;
   });
@@ -356,8 +374,12 @@ export function createFederationService(
         and(
           isNull(events.apUserApId),
           eq(events.is_visible, true),
-          gte(events.start_datetime, now),
-          sql`not (${events.recurrent} is not null and ${events.parentId} is null)`,
+          // Upcoming while not over (DESIGN.md section 6), ongoing included.
+          gte(
+            sql`coalesce(${events.end_datetime}, ${events.start_datetime})`,
+            now,
+          ),
+          NOT_TEMPLATE(),
         ),
       ).orderBy(asc(events.start_datetime), asc(events.id)).limit(100);
       const objects = await eventObjects(rows, settings);
@@ -409,7 +431,11 @@ export function createFederationService(
     if (!settings) return null;
     const [[posts], [comments], [people]] = await db.batch([
       db.select({ n: count() }).from(events).where(
-        and(isNull(events.apUserApId), eq(events.is_visible, true)),
+        and(
+          isNull(events.apUserApId),
+          eq(events.is_visible, true),
+          NOT_TEMPLATE(),
+        ),
       ),
       db.select({ n: count() }).from(resources).where(
         eq(resources.hidden, false),
@@ -461,7 +487,6 @@ export function createFederationService(
 
   /** The authoritative copy of a remote object: fetched from its origin when that is the sender's. */
   async function authoritativeObject(
-    ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
     embedded: unknown,
     actorId: string,
     mustFetch = false,
@@ -474,7 +499,7 @@ export function createFederationService(
     } catch { /* not a URL */ }
     if (sameOrigin || typeof embedded === "string" || mustFetch) {
       try {
-        const { document } = await ctx.documentLoader(id);
+        const { document } = await freshLoader(id);
         const doc = asRecord(document);
         if (idOf(doc) === id) return doc;
       } catch (err) {
@@ -489,7 +514,6 @@ export function createFederationService(
   }
 
   async function handleRemoteEvent(
-    ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
     actorId: string,
     object: Record<string, unknown>,
     signature: unknown,
@@ -614,7 +638,7 @@ export function createFederationService(
 
   /** Handles Create or Update (possibly unwrapped from an Announce). */
   async function handleCreateOrUpdate(
-    ctx: Parameters<typeof authoritativeObject>[0],
+    ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
     activity: Activity,
     actorId: string,
     raw: Record<string, unknown>,
@@ -629,9 +653,9 @@ export function createFederationService(
     }
     if (kind !== "Event" && typeof embedded !== "string") return;
     // An unwrapped Create was not signed by its author: trust only the origin's copy.
-    const object = await authoritativeObject(ctx, embedded, actorId, unwrapped);
+    const object = await authoritativeObject(embedded, actorId, unwrapped);
     if (!object || typeOf(object) !== "Event") return;
-    await handleRemoteEvent(ctx, actorId, object, raw.signature);
+    await handleRemoteEvent(actorId, object, raw.signature);
   }
 
   const me = (settings: Settings) => actorUrl(urlsOf(settings));
@@ -1071,5 +1095,3 @@ export function createFederationService(
     nodeInfo,
   };
 }
-
-export { domainOf };
