@@ -237,8 +237,8 @@ export function freePort(): number {
 export async function startServerProcess(
   cwd: string,
   env: Record<string, string>,
-): Promise<{ base: string; stop(): Promise<void> }> {
-  const port = freePort();
+  port = freePort(),
+): Promise<{ base: string; port: number; stop(): Promise<void> }> {
   const base = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -282,6 +282,7 @@ export async function startServerProcess(
   }
   return {
     base,
+    port,
     async stop() {
       await stop();
     },

@@ -1,0 +1,1010 @@
+/**
+ * The federation surface through HTTP: the instance actor, WebFinger,
+ * NodeInfo, event objects, collections, the inbox's refusals and the admin
+ * endpoints for remote actors and instances (DESIGN.md section 7).
+ */
+import assert from "node:assert/strict";
+import { apUsers, instances, resources } from "../db/schema.ts";
+import {
+  call,
+  countRows,
+  createTestApp,
+  expectError,
+  oauthAccessToken,
+  type TestContext,
+  userWithToken,
+} from "./helpers.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+const BASE = "http://quando.test";
+const ACTOR = `${BASE}/federation/u/relay`;
+const AP = { accept: "application/activity+json" };
+const AS_PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
+
+type Json = Record<string, unknown>;
+
+/** A JSON-LD value that may be one item or an array of them, as an array. */
+function arrayOf(value: unknown): Json[] {
+  if (value === undefined || value === null) return [];
+  return (Array.isArray(value) ? value : [value]) as Json[];
+}
+
+/** The id of a JSON-LD node given as a string or as an object. */
+function idOf(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object") {
+    const id = (value as Json).id;
+    return typeof id === "string" ? id : undefined;
+  }
+  return undefined;
+}
+
+async function getAp(ctx: TestContext, path: string): Promise<Response> {
+  return await call(ctx, "GET", path, { headers: AP });
+}
+
+async function apJson(ctx: TestContext, path: string): Promise<Json> {
+  const res = await getAp(ctx, path);
+  const text = await res.text();
+  assert.equal(res.status, 200, `${path}: ${text}`);
+  return JSON.parse(text);
+}
+
+async function createEvent(
+  ctx: TestContext,
+  token: string,
+  fields: Record<string, unknown> = {},
+) {
+  const res = await call(ctx, "POST", "/api/events", {
+    token,
+    json: {
+      title: "Open mic",
+      start_datetime: NOW + DAY,
+      end_datetime: NOW + DAY + 2 * HOUR,
+      place_name: "Circolo",
+      place_address: "Via Roma 1",
+      ...fields,
+    },
+  });
+  const text = await res.text();
+  assert.equal(res.status, 201, text);
+  return JSON.parse(text);
+}
+
+async function toggle(ctx: TestContext, token: string, id: number) {
+  const res = await call(ctx, "PUT", `/api/events/${id}/toggle`, { token });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  return JSON.parse(text);
+}
+
+async function disableFederation(ctx: TestContext) {
+  const admin = await userWithToken(ctx, "admin");
+  const res = await call(ctx, "PUT", "/api/settings", {
+    token: admin.token,
+    json: { enable_federation: false },
+  });
+  assert.equal(res.status, 200, await res.text());
+}
+
+async function insertInstance(
+  ctx: TestContext,
+  domain: string,
+  blocked = false,
+) {
+  const now = ctx.clock.now();
+  await ctx.database.db.insert(instances).values({
+    domain,
+    blocked,
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+async function insertActor(
+  ctx: TestContext,
+  apId: string,
+  options: { blocked?: boolean; createdAt?: Date } = {},
+) {
+  const now = options.createdAt ?? ctx.clock.now();
+  await ctx.database.db.insert(apUsers).values({
+    ap_id: apId,
+    blocked: options.blocked ?? false,
+    instanceDomain: new URL(apId).host,
+    object: { id: apId, type: "Person" },
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+function followFrom(actor: string) {
+  return {
+    "@context": "https://www.w3.org/ns/activitystreams",
+    id: `${actor}#follows/1`,
+    type: "Follow",
+    actor,
+    object: ACTOR,
+  };
+}
+
+async function postInbox(ctx: TestContext, path: string, activity: unknown) {
+  return await ctx.app.request(path, {
+    method: "POST",
+    headers: {
+      "content-type": "application/activity+json",
+      accept: "application/activity+json",
+    },
+    body: JSON.stringify(activity),
+  });
+}
+
+// ------------------------------------------------------------------ actor
+
+Deno.test("actor: the Application actor with its URLs and keys", async () => {
+  const ctx = await createTestApp();
+  try {
+    const res = await getAp(ctx, "/federation/u/relay");
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.match(
+      res.headers.get("content-type") ?? "",
+      /application\/(activity\+json|ld\+json)/,
+    );
+    const actor = JSON.parse(text);
+    assert.equal(actor.id, ACTOR);
+    assert.equal(actor.type, "Application");
+    assert.equal(actor.preferredUsername, "relay");
+    assert.equal(idOf(actor.inbox), `${ACTOR}/inbox`);
+    assert.equal(idOf(actor.outbox), `${ACTOR}/outbox`);
+    assert.equal(idOf(actor.followers), `${ACTOR}/followers`);
+    for (const key of ["inbox", "outbox", "followers"]) {
+      assert.ok(idOf(actor[key])!.startsWith(`${BASE}/`), key);
+    }
+    assert.equal(actor.endpoints?.sharedInbox, `${BASE}/federation/inbox`);
+
+    // The RSA key (HTTP Signatures) ...
+    const publicKey = arrayOf(actor.publicKey)[0];
+    assert.ok(publicKey, "publicKey");
+    assert.equal(idOf(publicKey.owner), ACTOR);
+    assert.ok(String(publicKey.id).startsWith(ACTOR));
+    assert.match(
+      String(publicKey.publicKeyPem),
+      /^-----BEGIN PUBLIC KEY-----\n[\s\S]+\n-----END PUBLIC KEY-----\n?$/,
+    );
+    // ... and the Ed25519 Multikey (object integrity proofs).
+    const multikeys = arrayOf(actor.assertionMethod);
+    assert.ok(multikeys.length >= 1, "assertionMethod");
+    const ed25519 = multikeys.find((k) =>
+      String(k.publicKeyMultibase).startsWith("z6Mk")
+    );
+    assert.ok(ed25519, JSON.stringify(multikeys));
+    assert.equal(ed25519.type, "Multikey");
+    assert.equal(idOf(ed25519.controller), ACTOR);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("actor: an unknown actor name answers 404", async () => {
+  const ctx = await createTestApp();
+  try {
+    const res = await getAp(ctx, "/federation/u/nobody");
+    assert.equal(res.status, 404, await res.text());
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("federation switched off: actor, WebFinger and NodeInfo answer 404", async () => {
+  const ctx = await createTestApp();
+  try {
+    // On before the switch ...
+    const before = await getAp(ctx, "/federation/u/relay");
+    await before.body?.cancel();
+    assert.equal(before.status, 200);
+
+    await disableFederation(ctx);
+
+    const actor = await getAp(ctx, "/federation/u/relay");
+    assert.equal(actor.status, 404, await actor.text());
+    const webfinger = await call(
+      ctx,
+      "GET",
+      "/.well-known/webfinger?resource=acct:relay@quando.test",
+    );
+    assert.equal(webfinger.status, 404, await webfinger.text());
+    for (
+      const path of ["/.well-known/nodeinfo", "/nodeinfo/2.0", "/nodeinfo/2.1"]
+    ) {
+      const res = await call(ctx, "GET", path);
+      assert.equal(res.status, 404, `${path}: ${await res.text()}`);
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+// ------------------------------------------------------------------ WebFinger
+
+Deno.test("WebFinger: acct:relay@quando.test links to the actor; unknown users 404", async () => {
+  const ctx = await createTestApp();
+  try {
+    const res = await call(
+      ctx,
+      "GET",
+      "/.well-known/webfinger?resource=acct:relay@quando.test",
+    );
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    const jrd = JSON.parse(text);
+    assert.equal(jrd.subject, "acct:relay@quando.test");
+    const self = arrayOf(jrd.links).find((l) => l.rel === "self");
+    assert.ok(self, text);
+    assert.equal(self.href, ACTOR);
+    assert.equal(self.type, "application/activity+json");
+
+    const unknown = await call(
+      ctx,
+      "GET",
+      "/.well-known/webfinger?resource=acct:nobody@quando.test",
+    );
+    assert.equal(unknown.status, 404, await unknown.text());
+  } finally {
+    ctx.close();
+  }
+});
+
+// ------------------------------------------------------------------ NodeInfo
+
+Deno.test("NodeInfo: the discovery document lists 2.0, 2.1 and the FEP-2677 actor", async () => {
+  const ctx = await createTestApp();
+  try {
+    const res = await call(ctx, "GET", "/.well-known/nodeinfo");
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    const links = arrayOf(JSON.parse(text).links);
+    const byRel = new Map(links.map((l) => [l.rel, l.href]));
+    assert.equal(
+      byRel.get("http://nodeinfo.diaspora.software/ns/schema/2.0"),
+      `${BASE}/nodeinfo/2.0`,
+    );
+    assert.equal(
+      byRel.get("http://nodeinfo.diaspora.software/ns/schema/2.1"),
+      `${BASE}/nodeinfo/2.1`,
+    );
+    assert.equal(
+      byRel.get("https://www.w3.org/ns/activitystreams#Application"),
+      ACTOR,
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("NodeInfo 2.0 and 2.1: localPosts counts visible local events, localComments resources", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const first = await createEvent(ctx, owner.token, { title: "First" });
+    await createEvent(ctx, owner.token, { title: "Second" });
+    const third = await createEvent(ctx, owner.token, { title: "Third" });
+    const hidden = await toggle(ctx, owner.token, third.id);
+    assert.equal(hidden.is_visible, false);
+    const now = ctx.clock.now();
+    await ctx.database.db.insert(resources).values({
+      activitypub_id: "https://remote.example/notes/1",
+      eventId: first.id,
+      data: { content: "<p>See you there</p>" },
+      createdAt: now,
+      updatedAt: now,
+    });
+
+    for (const version of ["2.0", "2.1"]) {
+      const res = await call(ctx, "GET", `/nodeinfo/${version}`);
+      const text = await res.text();
+      assert.equal(res.status, 200, `${version}: ${text}`);
+      const info = JSON.parse(text);
+      assert.equal(info.version, version, text);
+      assert.equal(info.software?.name, "quando");
+      assert.deepEqual(info.protocols, ["activitypub"]);
+      assert.equal(info.usage.localPosts, 2, `${version}: ${text}`);
+      assert.equal(info.usage.localComments, 1, `${version}: ${text}`);
+      assert.equal(typeof info.usage.users.total, "number");
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+// ------------------------------------------------------------------ event objects
+
+Deno.test("event object: the FEP-8a8e Event at /federation/m/{id}", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const created = await createEvent(ctx, owner.token, {
+      description: "<p>Bring your instrument</p>",
+      tags: ["Jazz", "Live"],
+      online_locations: ["https://stream.example/live"],
+    });
+    const id = created.id;
+    const res = await getAp(ctx, `/federation/m/${id}`);
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.match(
+      res.headers.get("content-type") ?? "",
+      /^application\/activity\+json/,
+    );
+    const object = JSON.parse(text);
+    assert.equal(object.id, `${BASE}/federation/m/${id}`);
+    assert.equal(object.type, "Event");
+    assert.equal(object.name, "Open mic");
+    assert.match(object.startTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?Z$/);
+    assert.equal(Date.parse(object.startTime), (NOW + DAY) * 1000);
+    assert.equal(Date.parse(object.endTime), (NOW + DAY + 2 * HOUR) * 1000);
+    assert.equal(typeof object.timezone, "string");
+    assert.equal(object.url, `${BASE}/event/${created.slug}`);
+    assert.equal(idOf(object.attributedTo), ACTOR);
+    assert.equal(typeof object.content, "string");
+    assert.match(object.content, /Bring your instrument/);
+    assert.equal(typeof object.summary, "string");
+    assert.match(object.summary, /Circolo/);
+    assert.equal(object.eventStatus, "EventScheduled");
+    assert.equal(object.joinMode, "none");
+    assert.ok(
+      arrayOf(object.to).map(idOf).includes(AS_PUBLIC) ||
+        arrayOf(object.to).map(idOf).includes("as:Public"),
+      JSON.stringify(object.to),
+    );
+
+    // A physical Place with a schema.org PostalAddress, and the online URL.
+    const locations = arrayOf(object.location);
+    assert.equal(locations.length, 2, JSON.stringify(object.location));
+    const physical = locations.find((l) => l.name === "Circolo");
+    assert.ok(physical, JSON.stringify(locations));
+    assert.equal(physical.type, "Place");
+    const address = physical.address as Json;
+    assert.equal(address.type, "PostalAddress");
+    assert.equal(address.streetAddress, "Via Roma 1");
+    const virtual = locations.find((l) =>
+      (l.address as Json | undefined)?.type === "VirtualLocation"
+    );
+    assert.ok(virtual, JSON.stringify(locations));
+    assert.equal(virtual.type, "Place");
+    assert.equal(
+      (virtual.address as Json).url,
+      "https://stream.example/live",
+    );
+
+    const hashtags = arrayOf(object.tag);
+    assert.ok(hashtags.every((t) => t.type === "Hashtag"), text);
+    assert.deepEqual(hashtags.map((t) => t.name).sort(), ["#Jazz", "#Live"]);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("event object: a status change is served; hidden and unknown events 404", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const created = await createEvent(ctx, owner.token);
+    const path = `/federation/m/${created.id}`;
+
+    const patched = await call(ctx, "PATCH", `/api/events/${created.id}`, {
+      token: owner.token,
+      json: { status: "EventCancelled" },
+    });
+    assert.equal(patched.status, 200, await patched.text());
+    assert.equal((await apJson(ctx, path)).eventStatus, "EventCancelled");
+    // The stored AP form follows the change too (it is what was federated).
+    const full = await call(ctx, "GET", `/api/events/${created.id}`, {
+      token: owner.token,
+    });
+    assert.equal(full.status, 200);
+    assert.equal((await full.json()).ap_object?.eventStatus, "EventCancelled");
+
+    await toggle(ctx, owner.token, created.id);
+    const hidden = await getAp(ctx, path);
+    assert.equal(hidden.status, 404, await hidden.text());
+
+    for (const unknown of ["/federation/m/999999", "/federation/m/0"]) {
+      const res = await getAp(ctx, unknown);
+      assert.equal(res.status, 404, `${unknown}: ${await res.text()}`);
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("event page: /event/{slug} asked for as ActivityPub redirects to the object", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const created = await createEvent(ctx, owner.token);
+    const res = await getAp(ctx, `/event/${created.slug}`);
+    await res.body?.cancel();
+    assert.equal(res.status, 302);
+    const location = new URL(res.headers.get("location") ?? "", BASE);
+    assert.equal(location.pathname, `/federation/m/${created.id}`);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("event: ap_object and ld_signature are stored at creation", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const created = await createEvent(ctx, owner.token, { tags: ["Jazz"] });
+    const res = await call(ctx, "GET", `/api/events/${created.id}`, {
+      token: owner.token,
+    });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    const event = JSON.parse(text);
+    assert.equal(typeof event.ap_object, "object");
+    assert.notEqual(event.ap_object, null, text);
+    assert.equal(event.ap_object.id, `${BASE}/federation/m/${created.id}`);
+    assert.equal(event.ap_object.type, "Event");
+    assert.equal(typeof event.ld_signature, "object");
+    assert.notEqual(event.ld_signature, null, text);
+    assert.equal(typeof event.ld_signature.signatureValue, "string");
+    assert.ok(event.ld_signature.signatureValue.length > 0);
+    assert.equal(typeof event.ld_signature.creator, "string");
+    assert.ok(event.ld_signature.creator.startsWith(ACTOR));
+    assert.ok(!Number.isNaN(Date.parse(event.ld_signature.created)));
+  } finally {
+    ctx.close();
+  }
+});
+
+// ------------------------------------------------------------------ collections
+
+Deno.test("outbox: an OrderedCollection of Create activities with totalItems", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const a = await createEvent(ctx, owner.token, { title: "Alpha" });
+    const b = await createEvent(ctx, owner.token, { title: "Beta" });
+    const c = await createEvent(ctx, owner.token, { title: "Gamma" });
+    await toggle(ctx, owner.token, c.id);
+
+    const outbox = await apJson(ctx, "/federation/u/relay/outbox");
+    assert.equal(outbox.id, `${ACTOR}/outbox`);
+    assert.equal(outbox.type, "OrderedCollection");
+    assert.equal(outbox.totalItems, 2, JSON.stringify(outbox));
+    let items = arrayOf(outbox.orderedItems);
+    if (items.length === 0 && outbox.first) {
+      const first = typeof outbox.first === "string"
+        ? await apJson(
+          ctx,
+          new URL(outbox.first).pathname + new URL(outbox.first).search,
+        )
+        : outbox.first as Json;
+      items = arrayOf(first.orderedItems);
+    }
+    assert.equal(items.length, 2, JSON.stringify(outbox));
+    assert.ok(items.every((i) => i.type === "Create"), JSON.stringify(items));
+    assert.deepEqual(
+      items.map((i) => idOf(i.object)).sort(),
+      [a.id, b.id].map((id) => `${BASE}/federation/m/${id}`).sort(),
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+/** A monthly series: one template and its materialised occurrences. */
+async function createSeries(ctx: TestContext, token: string) {
+  const parent = await createEvent(ctx, token, {
+    title: "Monthly jam",
+    recurrent: { frequency: "1m", type: "ordinal" },
+  });
+  assert.equal(parent.recurrent?.frequency, "1m");
+  return parent;
+}
+
+Deno.test("outbox: totalItems counts what the outbox lists (no series templates)", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const parent = await createSeries(ctx, owner.token);
+    const outbox = await apJson(ctx, "/federation/u/relay/outbox");
+    const items = arrayOf(outbox.orderedItems);
+    assert.ok(items.length > 0 && items.length < 20, JSON.stringify(outbox));
+    // The template itself is never federated ...
+    assert.ok(
+      !items.map((i) => idOf(i.object)).includes(
+        `${BASE}/federation/m/${parent.id}`,
+      ),
+    );
+    // ... so it is not counted either.
+    assert.equal(outbox.totalItems, items.length);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("NodeInfo: localPosts counts federated events, not series templates", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    await createSeries(ctx, owner.token);
+    const outbox = await apJson(ctx, "/federation/u/relay/outbox");
+    const federated = arrayOf(outbox.orderedItems).length;
+    const res = await call(ctx, "GET", "/nodeinfo/2.1");
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).usage.localPosts, federated);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("followers: an empty collection with totalItems 0", async () => {
+  const ctx = await createTestApp();
+  try {
+    const followers = await apJson(ctx, "/federation/u/relay/followers");
+    assert.equal(followers.id, `${ACTOR}/followers`);
+    assert.match(String(followers.type), /^(Ordered)?Collection$/);
+    assert.equal(followers.totalItems, 0, JSON.stringify(followers));
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("upcoming: a collection of the upcoming events (FEP-8a8e)", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const soon = await createEvent(ctx, owner.token, {
+      title: "Soon",
+      start_datetime: NOW + DAY,
+      end_datetime: NOW + DAY + HOUR,
+    });
+    const later = await createEvent(ctx, owner.token, {
+      title: "Later",
+      start_datetime: NOW + 3 * DAY,
+      end_datetime: NOW + 3 * DAY + HOUR,
+    });
+    const hidden = await createEvent(ctx, owner.token, {
+      title: "Hidden",
+      start_datetime: NOW + 2 * DAY,
+      end_datetime: NOW + 2 * DAY + HOUR,
+    });
+    await toggle(ctx, owner.token, hidden.id);
+
+    const ids = async () => {
+      const collection = await apJson(ctx, "/federation/u/relay/upcoming");
+      assert.match(String(collection.type), /^(Ordered)?Collection$/);
+      const items = arrayOf(collection.items ?? collection.orderedItems);
+      assert.ok(
+        items.every((i) => typeof i !== "object" || i.type === "Event"),
+        JSON.stringify(items),
+      );
+      return items.map(idOf);
+    };
+    assert.deepEqual(await ids(), [
+      `${BASE}/federation/m/${soon.id}`,
+      `${BASE}/federation/m/${later.id}`,
+    ]);
+    // Two days on, the first one is over.
+    ctx.clock.advance(2 * DAY * 1000);
+    assert.deepEqual(await ids(), [`${BASE}/federation/m/${later.id}`]);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("upcoming: an event in progress is still upcoming (DESIGN §6: end ?? start >= now)", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const running = await createEvent(ctx, owner.token, {
+      title: "Festival",
+      start_datetime: NOW + DAY,
+      end_datetime: NOW + 3 * DAY,
+    });
+    ctx.clock.advance(2 * DAY * 1000);
+    const collection = await apJson(ctx, "/federation/u/relay/upcoming");
+    const items = arrayOf(collection.items ?? collection.orderedItems);
+    assert.deepEqual(items.map(idOf), [`${BASE}/federation/m/${running.id}`]);
+  } finally {
+    ctx.close();
+  }
+});
+
+// ------------------------------------------------------------------ inbox
+
+Deno.test("inbox: an unsigned activity is refused with 401 and stores nothing", async () => {
+  const ctx = await createTestApp();
+  try {
+    const follow = followFrom("https://remote.example/users/alice");
+    for (const path of ["/federation/inbox", "/federation/u/relay/inbox"]) {
+      const res = await postInbox(ctx, path, follow);
+      assert.equal(res.status, 401, `${path}: ${await res.text()}`);
+    }
+    assert.equal(await countRows(ctx, "ap_users"), 0);
+    assert.equal(await countRows(ctx, "instances"), 0);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("inbox: activities from a blocked actor or a blocked instance answer 403", async () => {
+  const ctx = await createTestApp();
+  try {
+    await insertInstance(ctx, "remote.example");
+    await insertActor(ctx, "https://remote.example/users/alice", {
+      blocked: true,
+    });
+    await insertInstance(ctx, "bad.example", true);
+
+    for (const path of ["/federation/inbox", "/federation/u/relay/inbox"]) {
+      const fromActor = await postInbox(
+        ctx,
+        path,
+        followFrom("https://remote.example/users/alice"),
+      );
+      await expectError(fromActor, 403);
+      const fromInstance = await postInbox(
+        ctx,
+        path,
+        followFrom("https://bad.example/users/bob"),
+      );
+      await expectError(fromInstance, 403);
+    }
+    // Another actor of the (unblocked) remote.example is not refused as blocked.
+    const other = await postInbox(
+      ctx,
+      "/federation/inbox",
+      followFrom("https://remote.example/users/carol"),
+    );
+    assert.equal(other.status, 401, await other.text());
+    assert.equal(await countRows(ctx, "ap_users"), 1);
+  } finally {
+    ctx.close();
+  }
+});
+
+// ------------------------------------------------------------------ admin endpoints
+
+const ADMIN_CALLS: {
+  method: string;
+  path: string;
+  json?: Record<string, unknown>;
+}[] = [
+  { method: "GET", path: "/api/ap_actors" },
+  {
+    method: "PUT",
+    path: "/api/ap_actors/toggle_block",
+    json: { ap_id: "https://remote.example/users/alice" },
+  },
+  {
+    method: "POST",
+    path: "/api/ap_actors/add_trust",
+    json: { url: "https://remote.example/users/alice" },
+  },
+  {
+    method: "PUT",
+    path: "/api/ap_actors/follow",
+    json: { ap_id: "https://remote.example/users/alice" },
+  },
+  { method: "GET", path: "/api/instances" },
+  {
+    method: "PUT",
+    path: "/api/instances/toggle_block",
+    json: { domain: "remote.example" },
+  },
+];
+
+Deno.test("admin endpoints: 401 without a token, 403 for editors, users and OAuth tokens", async () => {
+  const ctx = await createTestApp();
+  try {
+    await insertInstance(ctx, "remote.example");
+    await insertActor(ctx, "https://remote.example/users/alice");
+    const editor = await userWithToken(ctx, "editor");
+    const user = await userWithToken(ctx, "user");
+    const admin = await userWithToken(ctx, "admin");
+    const oauth = await oauthAccessToken(ctx, admin);
+
+    for (const { method, path, json } of ADMIN_CALLS) {
+      const label = `${method} ${path}`;
+      const anonymous = await call(ctx, method, path, { json });
+      assert.equal(anonymous.status, 401, label);
+      await expectError(anonymous, 401, "unauthorized");
+      assert.match(
+        anonymous.headers.get("www-authenticate") ?? "",
+        /^Bearer/,
+        label,
+      );
+      for (const token of [editor.token, user.token]) {
+        const res = await call(ctx, method, path, { token, json });
+        assert.equal(res.status, 403, label);
+        await expectError(res, 403, "forbidden");
+      }
+      const scoped = await call(ctx, method, path, { token: oauth, json });
+      assert.equal(scoped.status, 403, label);
+      await expectError(scoped, 403, "insufficient_scope");
+    }
+    // Nothing was changed by the refused calls.
+    const [alice] = await ctx.database.db.select().from(apUsers);
+    assert.equal(alice.blocked, false);
+    assert.equal(alice.trusted, false);
+    const [instance] = await ctx.database.db.select().from(instances);
+    assert.equal(instance.blocked, false);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("GET /api/ap_actors: a page of actors with their instances", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    const empty = await call(ctx, "GET", "/api/ap_actors", {
+      token: admin.token,
+    });
+    assert.equal(empty.status, 200);
+    assert.deepEqual(await empty.json(), { data: [], count: 0, totalPages: 0 });
+
+    await insertInstance(ctx, "remote.example");
+    await insertActor(ctx, "https://remote.example/users/alice", {
+      createdAt: new Date("2026-05-01T00:00:00Z"),
+    });
+    await insertActor(ctx, "https://remote.example/users/bob", {
+      createdAt: new Date("2026-05-02T00:00:00Z"),
+    });
+
+    const res = await call(ctx, "GET", "/api/ap_actors", {
+      token: admin.token,
+    });
+    assert.equal(res.status, 200);
+    const page = await res.json();
+    assert.equal(page.count, 2);
+    assert.equal(page.totalPages, 1);
+    assert.equal(page.data.length, 2);
+    // Newest first.
+    assert.deepEqual(page.data.map((a: Json) => a.ap_id), [
+      "https://remote.example/users/bob",
+      "https://remote.example/users/alice",
+    ]);
+    const bob = page.data[0];
+    for (
+      const field of [
+        "ap_id",
+        "createdAt",
+        "updatedAt",
+        "follower",
+        "following",
+        "trusted",
+        "blocked",
+        "object",
+        "instanceDomain",
+        "instance",
+      ]
+    ) {
+      assert.ok(field in bob, field);
+    }
+    assert.equal(bob.instanceDomain, "remote.example");
+    assert.equal(bob.instance.domain, "remote.example");
+    assert.equal(bob.blocked, false);
+    assert.ok(!Number.isNaN(Date.parse(bob.createdAt)));
+
+    const small = await call(ctx, "GET", "/api/ap_actors?pageSize=1&page=2", {
+      token: admin.token,
+    });
+    assert.equal(small.status, 200);
+    const second = await small.json();
+    assert.equal(second.count, 2);
+    assert.equal(second.totalPages, 2);
+    assert.deepEqual(second.data.map((a: Json) => a.ap_id), [
+      "https://remote.example/users/alice",
+    ]);
+
+    const bad = await call(ctx, "GET", "/api/ap_actors?pageSize=100000", {
+      token: admin.token,
+    });
+    await expectError(bad, 400, "invalid_request");
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("PUT /api/ap_actors/toggle_block: flips blocked, 404 unknown, 400 without ap_id", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    const apId = "https://remote.example/users/alice";
+    await insertInstance(ctx, "remote.example");
+    await insertActor(ctx, apId);
+
+    const first = await call(ctx, "PUT", "/api/ap_actors/toggle_block", {
+      token: admin.token,
+      json: { ap_id: apId },
+    });
+    assert.equal(first.status, 200);
+    const blocked = await first.json();
+    assert.equal(blocked.ap_id, apId);
+    assert.equal(blocked.blocked, true);
+    assert.equal(blocked.instance?.domain, "remote.example");
+
+    // A blocked actor's activities are refused now.
+    const refused = await postInbox(ctx, "/federation/inbox", followFrom(apId));
+    await expectError(refused, 403);
+
+    const second = await call(ctx, "PUT", "/api/ap_actors/toggle_block", {
+      token: admin.token,
+      form: { ap_id: apId },
+    });
+    assert.equal(second.status, 200);
+    assert.equal((await second.json()).blocked, false);
+
+    const unknown = await call(ctx, "PUT", "/api/ap_actors/toggle_block", {
+      token: admin.token,
+      json: { ap_id: "https://remote.example/users/nobody" },
+    });
+    await expectError(unknown, 404, "not_found");
+
+    const missing = await call(ctx, "PUT", "/api/ap_actors/toggle_block", {
+      token: admin.token,
+      json: {},
+    });
+    await expectError(missing, 400, "invalid_request");
+    assert.equal(await countRows(ctx, "ap_users"), 1);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("POST /api/ap_actors/add_trust: garbage and private addresses are refused, nothing written", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    for (const url of ["not a url!!", "http://127.0.0.1:9/actor"]) {
+      const res = await call(ctx, "POST", "/api/ap_actors/add_trust", {
+        token: admin.token,
+        json: { url },
+      });
+      await expectError(res, 400, "invalid_request");
+    }
+    const missing = await call(ctx, "POST", "/api/ap_actors/add_trust", {
+      token: admin.token,
+      json: {},
+    });
+    await expectError(missing, 400, "invalid_request");
+    assert.equal(await countRows(ctx, "ap_users"), 0);
+    assert.equal(await countRows(ctx, "instances"), 0);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("PUT /api/ap_actors/follow: 404 for an unknown actor", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    const res = await call(ctx, "PUT", "/api/ap_actors/follow", {
+      token: admin.token,
+      json: { ap_id: "https://remote.example/users/nobody" },
+    });
+    await expectError(res, 404, "not_found");
+    const missing = await call(ctx, "PUT", "/api/ap_actors/follow", {
+      token: admin.token,
+      json: {},
+    });
+    await expectError(missing, 400, "invalid_request");
+    assert.equal(await countRows(ctx, "ap_users"), 0);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("instances: GET /api/instances pages; toggle_block flips blocked, 404 unknown", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await insertInstance(ctx, "b.example");
+    await insertInstance(ctx, "a.example");
+
+    const list = await call(ctx, "GET", "/api/instances", {
+      token: admin.token,
+    });
+    assert.equal(list.status, 200);
+    const page = await list.json();
+    assert.equal(page.count, 2);
+    assert.equal(page.totalPages, 1);
+    assert.deepEqual(page.data.map((i: Json) => i.domain), [
+      "a.example",
+      "b.example",
+    ]);
+    for (
+      const field of ["domain", "name", "blocked", "data", "applicationActor"]
+    ) {
+      assert.ok(field in page.data[0], field);
+    }
+
+    const first = await call(ctx, "PUT", "/api/instances/toggle_block", {
+      token: admin.token,
+      json: { domain: "a.example" },
+    });
+    assert.equal(first.status, 200);
+    const blocked = await first.json();
+    assert.equal(blocked.domain, "a.example");
+    assert.equal(blocked.blocked, true);
+
+    // Every actor of a blocked instance is refused.
+    const refused = await postInbox(
+      ctx,
+      "/federation/inbox",
+      followFrom("https://a.example/users/zed"),
+    );
+    await expectError(refused, 403);
+
+    const second = await call(ctx, "PUT", "/api/instances/toggle_block", {
+      token: admin.token,
+      json: { domain: "a.example" },
+    });
+    assert.equal(second.status, 200);
+    assert.equal((await second.json()).blocked, false);
+
+    const unknown = await call(ctx, "PUT", "/api/instances/toggle_block", {
+      token: admin.token,
+      json: { domain: "nowhere.example" },
+    });
+    await expectError(unknown, 404, "not_found");
+    assert.equal(await countRows(ctx, "instances"), 2);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("remote events are purged a week after they end, not when they start", async () => {
+  const ctx = await createTestApp();
+  try {
+    const { upsertRemoteEvent } = await import("../lib/events/write.ts");
+    const now = Math.floor(ctx.clock.now().getTime() / 1000);
+    const day = 86_400;
+    await ctx.database.db.insert(apUsers).values({
+      ap_id: "https://remote.example/u/relay",
+      trusted: true,
+      following: true,
+      createdAt: ctx.clock.now(),
+      updatedAt: ctx.clock.now(),
+    });
+    const remote = (title: string, start: number, end: number | null) =>
+      upsertRemoteEvent({ db: ctx.database.db, clock: ctx.clock }, {
+        ap_id: `https://remote.example/m/${title}`,
+        apUserApId: "https://remote.example/u/relay",
+        title,
+        description: "",
+        start_datetime: start,
+        end_datetime: end,
+        status: "EventScheduled",
+        place: null,
+        online_locations: [],
+        tags: ["remote"],
+        media: [],
+        ap_object: {},
+        ld_signature: null,
+      });
+    // Started long ago but still running: kept.
+    await remote("festival", now - 30 * day, now + day);
+    // Ended eight days ago: purged.
+    await remote("old", now - 9 * day, now - 8 * day);
+    // Ended three days ago: kept for now.
+    await remote("recent", now - 3 * day, null);
+    assert.equal(await ctx.federation.purgeEndedRemoteEvents(), 1);
+    const titles = (await ctx.database.db.all<{ title: string }>(
+      "select title from events order by title",
+    )).map((r) => r.title);
+    assert.deepEqual(titles, ["festival", "recent"]);
+    ctx.clock.advance(5 * day * 1000);
+    assert.equal(await ctx.federation.purgeEndedRemoteEvents(), 1);
+    assert.equal(await countRows(ctx, "events"), 1);
+  } finally {
+    ctx.close();
+  }
+});
