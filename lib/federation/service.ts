@@ -648,7 +648,12 @@ export function createFederationService(
     const embedded = raw.object;
     const kind = typeOf(embedded);
     if (kind === "Note" || kind === "Article") {
-      await handleNote(ctx, activity, actorId, asRecord(embedded), isUpdate);
+      // A Note not signed by its author (inside an Announce) counts only as
+      // its origin serves it.
+      const note = unwrapped
+        ? await authoritativeObject(embedded, actorId, true)
+        : asRecord(embedded);
+      if (note) await handleNote(ctx, activity, actorId, note, isUpdate);
       return;
     }
     if (kind !== "Event" && typeof embedded !== "string") return;
@@ -659,6 +664,30 @@ export function createFederationService(
   }
 
   const me = (settings: Settings) => actorUrl(urlsOf(settings));
+
+  /**
+   * Whether an Accept or Reject answers a Follow we sent to its sender: the
+   * Follow (embedded, or by the id we gave it) is ours and targets the sender.
+   */
+  async function answersOurFollow(
+    settings: Settings,
+    answer: Activity,
+  ): Promise<boolean> {
+    const sender = answer.actorId?.href;
+    if (!sender) return false;
+    const raw = await rawOf(answer);
+    const follow = raw.object;
+    const prefix = `${me(settings)}#follows/`;
+    const id = idOf(follow) ?? "";
+    if (typeof follow === "object" && follow !== null) {
+      const f = asRecord(follow);
+      if (idOf(f.actor) === me(settings) && idOf(f.object) === sender) {
+        return true;
+      }
+    }
+    return id.startsWith(prefix) &&
+      decodeURIComponent(id.slice(prefix.length)) === sender;
+  }
 
   /**
    * The Linked Data signature (RSA) of the activity carrying an event, kept
@@ -836,18 +865,20 @@ export function createFederationService(
     .on(Accept, async (_ctx, accept) => {
       const settings = await activeSettings();
       if (!settings || !accept.actorId) return;
-      const raw = await rawOf(accept);
-      const followActor = idOf(asRecord(raw.object).actor);
-      const followId = idOf(raw.object) ?? "";
-      if (
-        followActor !== me(settings) &&
-        !followId.startsWith(`${me(settings)}#follows/`)
-      ) return;
-      await setActorFlags(db, clock, accept.actorId.href, { following: true });
+      if (await answersOurFollow(settings, accept)) {
+        await setActorFlags(db, clock, accept.actorId.href, {
+          following: true,
+        });
+      }
     })
     .on(Reject, async (_ctx, reject) => {
-      if (!reject.actorId) return;
-      await setActorFlags(db, clock, reject.actorId.href, { following: false });
+      const settings = await activeSettings();
+      if (!settings || !reject.actorId) return;
+      if (await answersOurFollow(settings, reject)) {
+        await setActorFlags(db, clock, reject.actorId.href, {
+          following: false,
+        });
+      }
     })
     .onError((_ctx, error) => {
       log.warning("inbox activity failed", { error: String(error) });
@@ -978,7 +1009,7 @@ export function createFederationService(
         const object = await toVocabEvent(json);
         const Kind = was ? Update : Create;
         const activity = new Kind({
-          id: new URL(`${json.id}#${was ? `update-${stamp}` : "create"}`),
+          id: new URL(`${json.id}#${was ? "update" : "create"}-${stamp}`),
           actor,
           to: new URL(AS_PUBLIC),
           cc: ctx.getFollowersUri(settings.instance_actor),
@@ -991,6 +1022,8 @@ export function createFederationService(
         }).where(eq(events.id, after.id));
         await ctx.sendActivity(sender, "followers", activity, {
           preferSharedInbox: true,
+          // One event's activities are delivered in order (Create before Update).
+          orderingKey: json.id,
         });
         return;
       }
@@ -1005,7 +1038,7 @@ export function createFederationService(
           cc: ctx.getFollowersUri(settings.instance_actor),
           object: new Tombstone({ id: new URL(id) }),
         }),
-        { preferSharedInbox: true },
+        { preferSharedInbox: true, orderingKey: id },
       );
     },
 
