@@ -19,6 +19,7 @@ import { validationHook } from "./validation.ts";
 import { oauthRoutes } from "./oauth.ts";
 import { authorizeRoutes } from "./authorize.ts";
 import { apActorRoutes, federationMiddleware } from "./federation.ts";
+import { curationRoutes } from "./curation.ts";
 
 export type { AppDeps } from "./env.ts";
 
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", oauthRoutes(routeDeps));
   app.route("/", authorizeRoutes(routeDeps));
   app.route("/", apActorRoutes(routeDeps));
+  app.route("/", curationRoutes(routeDeps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
