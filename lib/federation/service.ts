@@ -47,6 +47,7 @@ import {
   lt,
   sql,
 } from "drizzle-orm";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { getDocumentLoader } from "@fedify/vocab-runtime";
 import type { Db } from "../../db/client.ts";
 import {
@@ -81,7 +82,7 @@ import {
   type FederationUrls,
   localEventIdFromUrl,
 } from "./object.ts";
-import { parseRemoteEvent, parseRemoteNote } from "./parse.ts";
+import { parseRemoteEvent, parseRemoteNote, type RemoteNote } from "./parse.ts";
 
 /** Remote events are kept this long after they end, then purged. */
 export const REMOTE_EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -176,9 +177,27 @@ export function createFederationService(
   deps: FederationDeps,
 ): FederationService {
   const { db, clock, log, baseUrl } = deps;
+  // Inbox work runs from the queue; the message holds the activity exactly as
+  // received (Fedify's parsed copy drops terms it does not know).
+  const currentMessage = new AsyncLocalStorage<unknown>();
+  const source = deps.queue;
+  const queue: MessageQueue = {
+    get nativeRetrial() {
+      return source.nativeRetrial;
+    },
+    enqueue: (message, options) => source.enqueue(message, options),
+    enqueueMany: source.enqueueMany
+      ? (messages, options) => source.enqueueMany!(messages, options)
+      : undefined,
+    listen: (handler, options) =>
+      source.listen(
+        (message) => currentMessage.run(message, () => handler(message)),
+        options,
+      ),
+  };
   const federation = createFederation<void>({
     kv: deps.kv,
-    queue: deps.queue,
+    queue,
     manuallyStartQueue: true,
     origin: baseUrl,
     allowPrivateAddress: deps.allowPrivateAddresses,
@@ -456,9 +475,24 @@ export function createFederationService(
 
   // ---------------------------------------------------------------- inbox
 
-  /** The activity as received (Fedify keeps the original JSON-LD). */
-  const rawOf = async (activity: Activity) =>
-    asRecord(await activity.toJsonLd());
+  /**
+   * The activity as received, from the queued inbox message; its LD
+   * signature is kept only when Fedify verified it. Falls back to Fedify's
+   * own serialisation.
+   */
+  const rawOf = async (activity: Activity) => {
+    const message = asRecord(currentMessage.getStore());
+    const original = asRecord(message.activity);
+    if (
+      message.type === "inbox" && activity.id &&
+      idOf(original) === activity.id.href
+    ) {
+      const raw = { ...original };
+      if (message.ldSignatureVerified !== true) delete raw.signature;
+      return raw;
+    }
+    return asRecord(await activity.toJsonLd());
+  };
 
   /** Stores the sender (fetching its actor document) and returns its row. */
   async function rememberSender(
@@ -564,6 +598,21 @@ export function createFederationService(
     });
   }
 
+  /** What a resource keeps of a Note: parsed, sanitised fields only. */
+  function noteData(object: Record<string, unknown>, note: RemoteNote) {
+    return {
+      id: note.ap_id,
+      type: typeOf(object) ?? "Note",
+      url: note.url,
+      attributedTo: note.attributedTo,
+      inReplyTo: note.inReplyTo,
+      published: note.published,
+      summary: note.summary,
+      content: note.content,
+      attachment: note.attachment,
+    };
+  }
+
   async function handleNote(
     ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
     activity: Activity,
@@ -582,7 +631,7 @@ export function createFederationService(
       // Only the author may change a resource.
       if (existing.apUserApId !== actorId) return;
       await db.update(resources).set({
-        data: { ...object, content: note.content },
+        data: noteData(object, note),
         updatedAt: clock.now(),
       }).where(eq(resources.id, existing.id));
       return;
@@ -599,7 +648,7 @@ export function createFederationService(
     await rememberSender(ctx, activity);
     await db.insert(resources).values({
       activitypub_id: note.ap_id,
-      data: { ...object, content: note.content },
+      data: noteData(object, note),
       apUserApId: actorId,
       eventId: event.id,
       hidden: false,
