@@ -303,7 +303,7 @@ export function selectionCondition(list: (FilterRow | FilterInput)[]): SQL {
   const include = positive.length
     ? or(...positive)!
     : isNull(events.apUserApId);
-  return and(include, ...negated.map((n) => not(n)))!;
+  return and(include, ...negated.map((n) => not(sql`coalesce(${n}, 0)`)))!;
 }
 
 /**

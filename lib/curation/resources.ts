@@ -5,15 +5,11 @@ import { apUsers, events, resources } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { notFound } from "../errors.ts";
 import { loadSummaries } from "../events/load.ts";
+import { caseInsensitiveGlob } from "../search.ts";
 import {
   serializeApUserShallow,
   serializeResourceShallow,
 } from "../events/serialize.ts";
-
-/** `%text%` for LIKE, with the wildcards in `text` escaped (ESCAPE '\'). */
-function containing(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 export interface ResourceQuery {
   query?: string;
@@ -29,11 +25,11 @@ export interface ResourceQuery {
 export async function listResources(db: Db, q: ResourceQuery) {
   let where: SQL | undefined;
   if (q.query) {
-    const pattern = containing(q.query);
+    const pattern = caseInsensitiveGlob(q.query);
     where = sql`(
-      lower(coalesce(json_extract(${resources.data}, '$.content'), '')) like ${pattern} escape '\\'
-      or lower(coalesce(${resources.apUserApId}, '')) like ${pattern} escape '\\'
-      or lower(coalesce(${events.title}, '')) like ${pattern} escape '\\'
+      coalesce(json_extract(${resources.data}, '$.content'), '') glob ${pattern}
+      or coalesce(${resources.apUserApId}, '') glob ${pattern}
+      or coalesce(${events.title}, '') glob ${pattern}
     )`;
   }
   const [rows, [{ n }]] = await db.batch([

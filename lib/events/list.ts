@@ -15,6 +15,7 @@ import { events, eventTags, places, tags } from "../../db/schema.ts";
 import { loadSummaries } from "./load.ts";
 import type { EventSummary } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
+import { caseInsensitiveGlob } from "../search.ts";
 
 /** The value that decides upcoming vs past: the end, or the start when there is none. */
 export const lastMoment = sql<
@@ -148,10 +149,6 @@ export interface EventSearch {
   max: number;
 }
 
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /** Deepest result GET /api/events pages to (page * max). */
 export const SEARCH_DEPTH_LIMIT = 10_000;
 
@@ -167,13 +164,13 @@ export async function searchEvents(
   if (q.tags?.length) conditions.push(withAnyTagName(q.tags));
   if (q.places?.length) conditions.push(inArray(events.placeId, q.places));
   if (q.query) {
-    const pattern = likePattern(q.query);
+    const pattern = caseInsensitiveGlob(q.query);
     conditions.push(
       or(
-        sql`${events.title} like ${pattern} escape '\\'`,
+        sql`${events.title} glob ${pattern}`,
         inArray(
           events.placeId,
-          sql`(select ${places.id} from ${places} where ${places.name} like ${pattern} escape '\\')`,
+          sql`(select ${places.id} from ${places} where ${places.name} glob ${pattern})`,
         ),
       )!,
     );
