@@ -157,6 +157,8 @@ export const events = sqliteTable("events", {
   /** An occurrence edited on its own; edits of the parent no longer overwrite it. */
   occurrence_edited: integer("occurrence_edited", { mode: "boolean" })
     .notNull().default(false),
+  /** iCalendar SEQUENCE: 0 when created, +1 on each change of the event. */
+  sequence: integer("sequence").notNull().default(0),
   ...timestamps,
 }, (t) => [
   index("events_start_idx").on(t.start_datetime),

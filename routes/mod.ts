@@ -20,6 +20,8 @@ import { oauthRoutes } from "./oauth.ts";
 import { authorizeRoutes } from "./authorize.ts";
 import { apActorRoutes, federationMiddleware } from "./federation.ts";
 import { curationRoutes } from "./curation.ts";
+import { feedRoutes } from "./feeds.ts";
+import { pageRoutes } from "./pages.ts";
 
 export type { AppDeps } from "./env.ts";
 
@@ -100,6 +102,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", loginRoutes(routeDeps));
   app.route("/", userRoutes(routeDeps));
   app.route("/", settingsRoutes(routeDeps));
+  app.route("/", feedRoutes(routeDeps));
   app.route("/", eventRoutes(routeDeps));
   app.route("/", catalogRoutes(routeDeps));
   app.route("/", mediaRoutes(routeDeps));
@@ -107,6 +110,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", authorizeRoutes(routeDeps));
   app.route("/", apActorRoutes(routeDeps));
   app.route("/", curationRoutes(routeDeps));
+  app.route("/", pageRoutes(routeDeps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -32,6 +32,9 @@ import type { EventRow } from "./serialize.ts";
 import { firstFreeSlug, slugBase } from "./slug.ts";
 import { uniqueTags } from "./tags.ts";
 
+/** iCalendar SEQUENCE: every change of an existing event counts one more revision. */
+const nextSequence = sql`${events.sequence} + 1`;
+
 /** Occurrences are created at least this many ahead ... */
 export const HORIZON_MIN_COUNT = 8;
 /** ... and for at least this long. */
@@ -637,9 +640,18 @@ export async function updateEvent(
       status: p.status,
       is_visible: p.is_visible,
       ...(current.parentId !== null ? { occurrence_edited: true } : {}),
+      sequence: nextSequence,
       updatedAt: now,
     }).where(eq(events.id, id)),
   );
+  // An occurrence changed on its own changes its series' exceptions too.
+  if (current.parentId !== null) {
+    statements.push(
+      db.update(events).set({ sequence: nextSequence }).where(
+        eq(events.id, current.parentId),
+      ),
+    );
+  }
   if (p.tags) statements.push(...tagStatements(db, id, p.tags, true));
 
   let prune = oldTagIds;
@@ -712,6 +724,7 @@ export async function updateEvent(
           media: p.media,
           status: p.status,
           is_visible: p.is_visible,
+          sequence: nextSequence,
           updatedAt: now,
         }).where(future),
       );
@@ -746,12 +759,24 @@ export async function toggleEvent(
     db.update(events).set({
       is_visible: visible,
       ...(current.parentId !== null ? { occurrence_edited: true } : {}),
+      sequence: nextSequence,
       updatedAt: now,
     }).where(eq(events.id, id)),
   ];
+  if (current.parentId !== null) {
+    statements.push(
+      db.update(events).set({ sequence: nextSequence }).where(
+        eq(events.id, current.parentId),
+      ),
+    );
+  }
   if (current.recurrent && current.parentId === null) {
     statements.push(
-      db.update(events).set({ is_visible: visible, updatedAt: now }).where(
+      db.update(events).set({
+        is_visible: visible,
+        sequence: nextSequence,
+        updatedAt: now,
+      }).where(
         and(
           eq(events.parentId, id),
           gte(events.start_datetime, nowSeconds(clock)),
@@ -783,7 +808,7 @@ export async function deleteEvent(
     );
     affected = [id, ...children.map((c) => c.id)];
     statements.push(
-      db.update(events).set({ parentId: null }).where(
+      db.update(events).set({ parentId: null, sequence: nextSequence }).where(
         and(
           eq(events.parentId, id),
           sql`coalesce(${events.end_datetime}, ${events.start_datetime}) < ${nowS}`,
@@ -796,6 +821,7 @@ export async function deleteEvent(
       db.update(events).set({
         recurrent:
           sql`json_insert(json_set(${events.recurrent}, '$.exclude', json(coalesce(json_extract(${events.recurrent}, '$.exclude'), '[]'))), '$.exclude[#]', ${current.recurrence_slot})`,
+        sequence: nextSequence,
       }).where(
         and(
           eq(events.id, current.parentId),
@@ -934,9 +960,11 @@ export async function upsertRemoteEvent(
     const oldTags = await tagIdsOf(db, [current.id]);
     await db.batch([
       ...placeStatements(db, place, now),
-      db.update(events).set({ ...fields, updatedAt: now }).where(
-        eq(events.id, current.id),
-      ),
+      db.update(events).set({
+        ...fields,
+        sequence: nextSequence,
+        updatedAt: now,
+      }).where(eq(events.id, current.id)),
       ...tagStatements(db, current.id, tagList, true),
       ...pruneTagsStatement(db, oldTags),
     ] as [BatchItem, ...BatchItem[]]);

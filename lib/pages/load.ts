@@ -1,0 +1,263 @@
+/**
+ * What the public HTML pages show, read with a fixed number of queries per
+ * page (no N+1): the home page's upcoming events by day, one event, and the
+ * tag, place and collection listings. Only visible events are ever returned.
+ */
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { apUsers, events, eventTags, places, tags } from "../../db/schema.ts";
+import { listCollectionEvents } from "../curation/collections.ts";
+import { ApiError } from "../errors.ts";
+import {
+  lastMoment,
+  listableConditions,
+  listUpcomingAndPast,
+  type SplitLimits,
+  withAnyTag,
+} from "../events/list.ts";
+import { loadSummaries } from "../events/load.ts";
+import type { EventRow, EventSummary, PlaceRow } from "../events/serialize.ts";
+import { normalizeTag } from "../events/tags.ts";
+import { dayKey, dayLabel, type Locality } from "./format.ts";
+
+/** Events per home page. */
+export const HOME_PAGE_SIZE = 20;
+/** The deepest home page (page * size stays within the API's search depth). */
+export const HOME_MAX_PAGE = 500;
+/** How many upcoming and past events the tag, place and collection pages list. */
+export const LISTING_LIMITS: SplitLimits = { limit: 50, pastLimit: 20 };
+/** How many next dates a series' page lists. */
+export const OCCURRENCES_LIMIT = 20;
+
+/** Events of one calendar day (or those already running, under `ongoing`). */
+export interface DayGroup {
+  /** `YYYY-MM-DD` in the instance time zone, or `ongoing`. */
+  key: string;
+  /** The day in words, or null for the group of running events. */
+  label: string | null;
+  events: EventSummary[];
+}
+
+/**
+ * Consecutive groups of events (sorted by start) by their start day in the
+ * time zone; events that started before `now` and still run come first under
+ * `ongoing`.
+ */
+export function groupByDay(
+  list: EventSummary[],
+  now: number,
+  locality: Locality,
+): DayGroup[] {
+  const groups: DayGroup[] = [];
+  for (const event of list) {
+    const ongoing = event.start_datetime < now;
+    const key = ongoing
+      ? "ongoing"
+      : dayKey(event.start_datetime, locality.timezone);
+    const last = groups.at(-1);
+    if (last && last.key === key) {
+      last.events.push(event);
+    } else {
+      groups.push({
+        key,
+        label: ongoing ? null : dayLabel(event.start_datetime, locality),
+        events: [event],
+      });
+    }
+  }
+  return groups;
+}
+
+export interface HomePage {
+  page: number;
+  pageSize: number;
+  hasPrevious: boolean;
+  hasNext: boolean;
+  days: DayGroup[];
+}
+
+/**
+ * One page of the upcoming visible local events (running or to come),
+ * ascending by start then id, grouped by day. Four queries: two index
+ * searches (running since before now; starting from now) and the tags and
+ * places of the page's events.
+ */
+export async function loadHomePage(
+  db: Db,
+  now: number,
+  page: number,
+  pageSize: number,
+  options: Locality & { showRecurrent: boolean },
+): Promise<HomePage> {
+  const conditions = listableConditions(options.showRecurrent);
+  const offset = (page - 1) * pageSize;
+  // One more than the page, to know whether a next page exists.
+  const take = offset + pageSize + 1;
+  const [running, starting] = await db.batch([
+    // `+ 0` keeps the planner off the start index: the range on
+    // (end ?? start) is what bounds this set.
+    db.select().from(events).where(
+      and(
+        ...conditions,
+        sql`${lastMoment} >= ${now}`,
+        sql`${events.start_datetime} + 0 < ${now}`,
+      ),
+    ).orderBy(sql`${events.start_datetime} + 0`, asc(events.id)).limit(take),
+    db.select().from(events).where(
+      and(...conditions, sql`${events.start_datetime} >= ${now}`),
+    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(take),
+  ]);
+  // Everything running started before anything starting from now.
+  const all = [...running, ...starting];
+  const rows = all.slice(offset, offset + pageSize);
+  const summaries = await loadSummaries(db, rows);
+  return {
+    page,
+    pageSize,
+    hasPrevious: page > 1,
+    hasNext: all.length > offset + pageSize,
+    days: groupByDay(summaries, now, options),
+  };
+}
+
+/** A next date of a series. */
+export interface Occurrence {
+  slug: string;
+  title: string;
+  status: EventRow["status"];
+  start_datetime: number;
+  end_datetime: number | null;
+}
+
+export interface EventPage {
+  event: EventRow;
+  place: PlaceRow | null;
+  /** Tag spellings, by normalised tag. */
+  tags: string[];
+  /** For a series: its next visible dates. */
+  occurrences: Occurrence[];
+}
+
+/**
+ * A visible event by slug with its place, tags and (for a series) next dates,
+ * or null: unknown, hidden, or received from an actor since blocked. Two
+ * round trips.
+ */
+export async function loadEventPage(
+  db: Db,
+  slug: string,
+  now: number,
+): Promise<EventPage | null> {
+  const [event] = await db.select().from(events).where(
+    and(eq(events.slug, slug), eq(events.is_visible, true)),
+  );
+  if (!event) return null;
+  const [placeRows, tagRows, childRows, actorRows] = await db.batch([
+    db.select().from(places).where(eq(places.id, event.placeId ?? -1)),
+    db.select({ tag: tags.tag }).from(eventTags)
+      .innerJoin(tags, eq(tags.id, eventTags.tagId))
+      .where(eq(eventTags.eventId, event.id))
+      .orderBy(asc(tags.normalizedTag)),
+    db.select({
+      slug: events.slug,
+      title: events.title,
+      status: events.status,
+      start_datetime: events.start_datetime,
+      end_datetime: events.end_datetime,
+    }).from(events).where(
+      and(
+        eq(events.parentId, event.recurrent ? event.id : -1),
+        eq(events.is_visible, true),
+        sql`${lastMoment} >= ${now}`,
+      ),
+    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
+      OCCURRENCES_LIMIT,
+    ),
+    db.select({ blocked: apUsers.blocked }).from(apUsers).where(
+      eq(apUsers.ap_id, event.apUserApId ?? ""),
+    ),
+  ]);
+  if (actorRows[0]?.blocked) return null;
+  return {
+    event,
+    place: placeRows[0] ?? null,
+    tags: tagRows.map((t) => t.tag),
+    occurrences: childRows,
+  };
+}
+
+/** Upcoming (ascending) and past (most recent first) events of a listing. */
+export interface SplitListing {
+  events: EventSummary[];
+  pastEvents: EventSummary[];
+}
+
+/**
+ * A tag's listing (matched case-insensitively through normalizedTag), with
+ * the tag's stored spelling; null when no visible event carries it.
+ */
+export async function loadTagPage(
+  db: Db,
+  tag: string,
+  now: number,
+  showRecurrent: boolean,
+  limits: SplitLimits = LISTING_LIMITS,
+): Promise<(SplitListing & { tag: string }) | null> {
+  const key = normalizeTag(tag);
+  if (!key) return null;
+  const [row] = await db.select({ id: tags.id, tag: tags.tag }).from(tags)
+    .where(eq(tags.normalizedTag, key));
+  if (!row) return null;
+  const listing = await listUpcomingAndPast(
+    db,
+    now,
+    [...listableConditions(showRecurrent), withAnyTag([row.id])],
+    limits,
+  );
+  if (listing.events.length === 0 && listing.pastEvents.length === 0) {
+    return null;
+  }
+  return { tag: row.tag, ...listing };
+}
+
+/** A place with its upcoming and past listed events; null for an unknown id. */
+export async function loadPlacePage(
+  db: Db,
+  id: number,
+  now: number,
+  showRecurrent: boolean,
+  limits: SplitLimits = LISTING_LIMITS,
+): Promise<(SplitListing & { place: PlaceRow }) | null> {
+  const [place] = await db.select().from(places).where(eq(places.id, id));
+  if (!place) return null;
+  const listing = await listUpcomingAndPast(
+    db,
+    now,
+    [...listableConditions(showRecurrent), eq(events.placeId, id)],
+    limits,
+  );
+  return { place, ...listing };
+}
+
+/** A collection's events by its name (its filters decide); null when unknown. */
+export async function loadCollectionPage(
+  db: Db,
+  name: string,
+  now: number,
+  showRecurrent: boolean,
+  limits: SplitLimits = LISTING_LIMITS,
+): Promise<(SplitListing & { name: string }) | null> {
+  try {
+    const listing = await listCollectionEvents(
+      db,
+      name,
+      now,
+      showRecurrent,
+      limits,
+    );
+    return { name, ...listing };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * The shell of the public pages: head (canonical, feeds, OpenGraph, Twitter
+ * card, JSON-LD), site header, main landmark and a footer with the feed and
+ * webcal subscription links. No scripts; one nonce'd stylesheet.
+ */
+import type { Child } from "hono/jsx";
+import { raw } from "hono/html";
+
+/** What every page knows about the instance. */
+export interface SiteInfo {
+  title: string;
+  description: string;
+  /** Public origin without a trailing slash. */
+  baseUrl: string;
+  locale: string;
+  timezone: string;
+}
+
+/** The feeds of a page: the whole instance (`path` "") or a tag, place or collection. */
+export interface FeedScope {
+  /** Appended to `/feed/{format}`: "", "/tag/x", "/place/3", "/collection/y". */
+  path: string;
+  /** What is subscribed to, in words ("all events", "#jazz", ...). */
+  label: string;
+}
+
+export interface PageMeta {
+  /** The `<title>` (the instance's title is appended). */
+  title: string;
+  description: string;
+  /** Absolute URL of this page. */
+  canonical: string;
+  feeds: FeedScope;
+  /** Absolute image URL for link previews. */
+  image?: { url: string; alt: string } | null;
+  /** A schema.org object, embedded as `application/ld+json`. */
+  jsonLd?: unknown;
+  prev?: string;
+  next?: string;
+  /** Error pages are not indexed. */
+  noindex?: boolean;
+}
+
+/** The JSON-LD block's text: `<`, `>` and `&` escaped so no string can end the script element. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** `/feed/{format}{path}` for each format, and the webcal:// address of the ICS one. */
+export function feedUrls(site: SiteInfo, scope: FeedScope) {
+  return {
+    rss: `/feed/rss${scope.path}`,
+    atom: `/feed/atom${scope.path}`,
+    json: `/feed/json${scope.path}`,
+    ics: `/feed/ics${scope.path}`,
+    webcal: `${
+      site.baseUrl.replace(/^https?:\/\//, "webcal://")
+    }/feed/ics${scope.path}`,
+  };
+}
+
+/** A calendar icon inline, so browsers do not ask for a /favicon.ico nobody serves. */
+const ICON = `data:image/svg+xml,${
+  encodeURIComponent(
+    "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'>" +
+      "<rect x='3' y='6' width='26' height='23' rx='4' fill='#1d4ed8'/>" +
+      "<rect x='6' y='13' width='20' height='13' rx='2' fill='white'/>" +
+      "<rect x='9' y='3' width='3' height='7' rx='1.5' fill='#1d4ed8'/>" +
+      "<rect x='20' y='3' width='3' height='7' rx='1.5' fill='#1d4ed8'/></svg>",
+  )
+}`;
+
+const STYLE = `
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1a1b1e; --muted: #4d5158; --line: #d5d8de;
+  --accent: #1d4ed8; --accent-fg: #ffffff; --danger: #a4161a; --warn: #8a4500; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #141518; --fg: #ececf0; --muted: #b4b7be; --line: #383b42;
+    --accent: #9dbbff; --accent-fg: #0d1117; --danger: #ff9b94; --warn: #ffc97a; }
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 1.0625rem/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+a { color: var(--accent); text-underline-offset: 0.15em; }
+a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; border-radius: 2px; }
+.wrap { max-width: 46rem; margin: 0 auto; padding: 0 1rem; }
+.skip { position: absolute; left: -9999px; top: 0; }
+.skip:focus { left: 1rem; top: 0.5rem; background: var(--bg); padding: 0.5rem 0.75rem; z-index: 1; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  clip-path: inset(50%); white-space: nowrap; }
+header.site { border-bottom: 1px solid var(--line); }
+header.site .wrap { padding-top: 0.85rem; padding-bottom: 0.85rem; }
+.brand { font-weight: 700; font-size: 1.2rem; color: var(--fg); text-decoration: none; }
+.brand:hover { text-decoration: underline; }
+.tagline { color: var(--muted); margin: 0.15rem 0 0; font-size: 0.95rem; }
+main.wrap { padding-top: 0.25rem; padding-bottom: 2.5rem; }
+h1 { font-size: 1.75rem; line-height: 1.2; margin: 1rem 0; overflow-wrap: anywhere; }
+h2 { font-size: 1.2rem; line-height: 1.3; margin: 1.75rem 0 0.5rem; }
+.day > h2 { font-size: 1rem; color: var(--muted); border-bottom: 2px solid var(--line);
+  padding-bottom: 0.3rem; margin-bottom: 0; }
+.events { list-style: none; margin: 0; padding: 0; }
+.event-item { padding: 0.8rem 0; border-bottom: 1px solid var(--line); }
+.event-item:last-child { border-bottom: 0; }
+.event-item h3 { font-size: 1.1rem; line-height: 1.35; margin: 0 0 0.2rem; overflow-wrap: anywhere; }
+.meta { margin: 0; color: var(--muted); font-size: 0.95rem; overflow-wrap: anywhere; }
+.meta a { color: inherit; }
+.tags { list-style: none; display: flex; flex-wrap: wrap; gap: 0.4rem; margin: 0.45rem 0 0; padding: 0; }
+.tags a { display: inline-block; padding: 0.1rem 0.6rem; border: 1px solid var(--line); border-radius: 999px;
+  font-size: 0.9rem; text-decoration: none; overflow-wrap: anywhere; }
+.tags a:hover { border-color: var(--accent); }
+.badge { display: inline-block; font-size: 0.8rem; font-weight: 700; line-height: 1.4; padding: 0 0.45rem;
+  border-radius: 0.35rem; border: 1px solid currentColor; vertical-align: 0.1em; margin-left: 0.3rem; }
+.st-EventCancelled { color: var(--danger); }
+.st-EventPostponed, .st-EventRescheduled, .st-EventMovedOnline { color: var(--warn); }
+.status { border: 2px solid currentColor; border-radius: 0.6rem; padding: 0.6rem 0.85rem; font-weight: 600; }
+.event-item.is-cancelled > h3 > .p-name { text-decoration: line-through; text-decoration-thickness: 2px; }
+.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.5rem 1rem; margin: 1.25rem 0; }
+.facts dt { font-weight: 700; }
+.facts dd { margin: 0; overflow-wrap: anywhere; }
+.facts ul { margin: 0; padding-left: 1.1rem; }
+@media (max-width: 30rem) {
+  .facts { grid-template-columns: minmax(0, 1fr); gap: 0.1rem; }
+  .facts dt:not(:first-child) { margin-top: 0.6rem; }
+}
+.muted { color: var(--muted); font-size: 0.95rem; }
+.actions { display: flex; flex-wrap: wrap; gap: 0.6rem; margin: 1.25rem 0; }
+.button { display: inline-block; background: var(--accent); color: var(--accent-fg); padding: 0.6rem 1rem;
+  border: 1px solid var(--accent); border-radius: 0.5rem; font-weight: 600; text-decoration: none; }
+.button.secondary { background: transparent; color: var(--accent); }
+.button:hover { text-decoration: underline; }
+figure.image { margin: 1rem 0; }
+figure.image img { display: block; max-width: 100%; height: auto; border-radius: 0.6rem; }
+.description { overflow-wrap: anywhere; }
+.description img, .description video { max-width: 100%; height: auto; }
+.description pre, .description table { display: block; overflow-x: auto; }
+.pager { display: flex; justify-content: space-between; align-items: center; gap: 1rem; margin-top: 1.5rem; }
+.pager .next { margin-left: auto; }
+.empty { color: var(--muted); }
+footer.site { border-top: 1px solid var(--line); color: var(--muted); font-size: 0.95rem; padding: 0.5rem 0 2rem; }
+footer.site h2 { font-size: 1rem; color: var(--fg); margin: 1rem 0 0.4rem; }
+.feeds { list-style: none; padding: 0; margin: 0.5rem 0; display: flex; flex-wrap: wrap; gap: 0.3rem 1.1rem; }
+.permalink { overflow-wrap: anywhere; }
+`;
+
+/** A complete public page; `nonce` must match the response's CSP `style-src`. */
+export function SitePage(
+  props: {
+    site: SiteInfo;
+    meta: PageMeta;
+    nonce: string;
+    children?: Child;
+  },
+) {
+  const { site, meta } = props;
+  const feeds = feedUrls(site, meta.feeds);
+  const fullTitle = meta.title === site.title
+    ? site.title
+    : `${meta.title} · ${site.title}`;
+  const feedTitle = (format: string) =>
+    `${site.title}: ${meta.feeds.label} (${format})`;
+  return (
+    <>
+      {raw("<!DOCTYPE html>")}
+      <html lang={site.locale}>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{fullTitle}</title>
+          {meta.description && (
+            <meta name="description" content={meta.description} />
+          )}
+          {meta.noindex && <meta name="robots" content="noindex" />}
+          <link rel="icon" href={ICON} />
+          <link rel="canonical" href={meta.canonical} />
+          {meta.prev && <link rel="prev" href={meta.prev} />}
+          {meta.next && <link rel="next" href={meta.next} />}
+          <link
+            rel="alternate"
+            type="application/rss+xml"
+            title={feedTitle("RSS")}
+            href={feeds.rss}
+          />
+          <link
+            rel="alternate"
+            type="application/atom+xml"
+            title={feedTitle("Atom")}
+            href={feeds.atom}
+          />
+          <link
+            rel="alternate"
+            type="application/feed+json"
+            title={feedTitle("JSON Feed")}
+            href={feeds.json}
+          />
+          <link
+            rel="alternate"
+            type="text/calendar"
+            title={feedTitle("iCalendar")}
+            href={feeds.ics}
+          />
+          <meta property="og:site_name" content={site.title} />
+          <meta property="og:type" content="website" />
+          <meta property="og:title" content={meta.title} />
+          {meta.description && (
+            <meta property="og:description" content={meta.description} />
+          )}
+          <meta property="og:url" content={meta.canonical} />
+          {meta.image && <meta property="og:image" content={meta.image.url} />}
+          {meta.image?.alt && (
+            <meta property="og:image:alt" content={meta.image.alt} />
+          )}
+          <meta
+            name="twitter:card"
+            content={meta.image ? "summary_large_image" : "summary"}
+          />
+          <meta name="twitter:title" content={meta.title} />
+          {meta.description && (
+            <meta name="twitter:description" content={meta.description} />
+          )}
+          {meta.image && <meta name="twitter:image" content={meta.image.url} />}
+          {meta.image?.alt && (
+            <meta name="twitter:image:alt" content={meta.image.alt} />
+          )}
+          {meta.jsonLd !== undefined && (
+            <script type="application/ld+json">
+              {raw(jsonForScript(meta.jsonLd))}
+            </script>
+          )}
+          <style nonce={props.nonce}>{raw(STYLE)}</style>
+        </head>
+        <body>
+          <a class="skip" href="#main">Skip to content</a>
+          <header class="site">
+            <div class="wrap">
+              <a class="brand" href="/">{site.title}</a>
+            </div>
+          </header>
+          <main id="main" class="wrap">{props.children}</main>
+          <footer class="site">
+            <div class="wrap">
+              <h2>Subscribe to {meta.feeds.label}</h2>
+              <p>
+                <a class="button webcal" href={feeds.webcal}>
+                  Subscribe in your calendar app
+                </a>
+              </p>
+              <ul class="feeds">
+                <li>
+                  <a href={feeds.ics} type="text/calendar">iCalendar (.ics)</a>
+                </li>
+                <li>
+                  <a href={feeds.rss} type="application/rss+xml">RSS</a>
+                </li>
+                <li>
+                  <a href={feeds.atom} type="application/atom+xml">Atom</a>
+                </li>
+                <li>
+                  <a href={feeds.json} type="application/feed+json">
+                    JSON Feed
+                  </a>
+                </li>
+              </ul>
+              <p>Times are shown in the {site.timezone} time zone.</p>
+            </div>
+          </footer>
+        </body>
+      </html>
+    </>
+  );
+}
