@@ -100,10 +100,18 @@ export function federationMiddleware(
     // `/event/{slug}` asked for as ActivityPub: the object lives at /federation/m/{id}.
     const eventPage = /^\/event\/([^/]+)$/.exec(path);
     if (eventPage && AP_ACCEPT.test(c.req.header("accept") ?? "")) {
-      const [row] = await deps.database.db.select({ id: events.id }).from(
-        events,
-      ).where(eq(events.slug, decodeURIComponent(eventPage[1])));
+      const [row] = await deps.database.db.select({
+        id: events.id,
+        ap_id: events.ap_id,
+        apUserApId: events.apUserApId,
+      }).from(events).where(
+        eq(events.slug, decodeURIComponent(eventPage[1])),
+      );
       if (!row) throw notFound("Event");
+      // A remote event's object lives on its own server.
+      if (row.apUserApId !== null && row.ap_id) {
+        return c.redirect(row.ap_id, 302);
+      }
       return c.redirect(`${deps.config.baseUrl}/federation/m/${row.id}`, 302);
     }
     if (
