@@ -808,7 +808,11 @@ export async function deleteEvent(
     );
     affected = [id, ...children.map((c) => c.id)];
     statements.push(
-      db.update(events).set({ parentId: null, sequence: nextSequence }).where(
+      db.update(events).set({
+        parentId: null,
+        sequence: nextSequence,
+        updatedAt: clock.now(),
+      }).where(
         and(
           eq(events.parentId, id),
           sql`coalesce(${events.end_datetime}, ${events.start_datetime}) < ${nowS}`,
@@ -822,6 +826,8 @@ export async function deleteEvent(
         recurrent:
           sql`json_insert(json_set(${events.recurrent}, '$.exclude', json(coalesce(json_extract(${events.recurrent}, '$.exclude'), '[]'))), '$.exclude[#]', ${current.recurrence_slot})`,
         sequence: nextSequence,
+        // Feeds' Last-Modified follows updatedAt: the series changed.
+        updatedAt: clock.now(),
       }).where(
         and(
           eq(events.id, current.parentId),
