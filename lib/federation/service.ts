@@ -1069,6 +1069,8 @@ export function createFederationService(
           ap_object: json,
           ld_signature: await ldSignature(ctx, settings, json, activity),
         }).where(eq(events.id, after.id));
+        // Signing and queueing for nobody costs several milliseconds per write.
+        if (await countFollowers(db) === 0) return;
         await ctx.sendActivity(sender, "followers", activity, {
           preferSharedInbox: true,
           // One event's activities are delivered in order (Create before Update).
@@ -1077,6 +1079,7 @@ export function createFederationService(
         return;
       }
       const id = eventObjectUrl(baseUrl, before!.id);
+      if (await countFollowers(db) === 0) return;
       await ctx.sendActivity(
         sender,
         "followers",
