@@ -63,7 +63,9 @@ function pageHeaders(
   );
   c.header("X-Frame-Options", "DENY");
   c.header("Cache-Control", "no-store");
-  c.header("Referrer-Policy", "no-referrer");
+  // Same-origin keeps the request's URL from the app's website while letting
+  // the browser send our Origin on the form post (no-referrer would make it "null").
+  c.header("Referrer-Policy", "same-origin");
 }
 
 function errorPage(
@@ -80,6 +82,11 @@ function errorPage(
 function redirectHost(redirectUri: string): string {
   const url = new URL(redirectUri);
   return url.host || url.protocol.replace(/:$/, " app");
+}
+
+/** The nonce a (checked) form token carries. */
+function nonceOf(token: string | undefined): string {
+  return token?.split(".")[0] ?? randomToken(32);
 }
 
 function bindingOf(request: AuthorizationRequest): CsrfBinding {
@@ -224,21 +231,15 @@ export function authorizeRoutes(deps: RouteDeps) {
       });
     }
     const request = check.request;
-    // Browsers send Origin on form posts; a foreign one is a cross-site post.
-    const origin = c.req.header("origin");
-    if (origin && origin !== "null" && origin !== deps.config.baseUrl) {
-      return errorPage(
-        c,
-        403,
-        "invalid_csrf_token",
-        "The form was posted from another site.",
-      );
-    }
     const nonceCookie = getCookie(c, CSRF_COOKIE);
     const problem = await csrfTokenProblem(
       secret,
-      nonceCookie,
-      field("csrf_token"),
+      {
+        origin: c.req.header("origin"),
+        cookie: nonceCookie,
+        token: field("csrf_token"),
+        ownOrigin: new URL(deps.config.baseUrl).origin,
+      },
       bindingOf(request),
       unixNow(deps.clock),
     );
@@ -264,7 +265,7 @@ export function authorizeRoutes(deps: RouteDeps) {
     const email = field("email")?.trim() ?? "";
     const password = field("password") ?? "";
     if (!email || !password) {
-      return renderConsent(c, request, nonceCookie!, 401, {
+      return renderConsent(c, request, nonceOf(field("csrf_token")), 401, {
         error: "Enter your e-mail and password to approve.",
         email,
       });
@@ -293,12 +294,18 @@ export function authorizeRoutes(deps: RouteDeps) {
         if (err.headers?.["Retry-After"]) {
           c.header("Retry-After", err.headers["Retry-After"]);
         }
-        return renderConsent(c, request, nonceCookie!, err.status, {
-          error: err.status === 429
-            ? "Too many failed attempts. Wait a while and try again."
-            : "Wrong e-mail or password, or the account is disabled.",
-          email,
-        });
+        return renderConsent(
+          c,
+          request,
+          nonceOf(field("csrf_token")),
+          err.status,
+          {
+            error: err.status === 429
+              ? "Too many failed attempts. Wait a while and try again."
+              : "Wrong e-mail or password, or the account is disabled.",
+            email,
+          },
+        );
       }
       throw err;
     }

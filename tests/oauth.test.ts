@@ -362,7 +362,7 @@ Deno.test("the consent page names the app, its website, the scope in words and t
   }
 });
 
-Deno.test("POST /authorize without a CSRF token, cookie or matching token is refused with 403 and issues no code", async () => {
+Deno.test("POST /authorize: a missing or foreign CSRF token, a browser post without its cookie, or a foreign origin is refused with 403 and issues no code", async () => {
   const { ctx, admin, client } = await world();
   try {
     const consent = await openConsent(
@@ -375,13 +375,17 @@ Deno.test("POST /authorize without a CSRF token, cookie or matching token is ref
       decision: "approve",
     };
     const { csrf_token: _, ...withoutToken } = consent.fields;
+    const browser = { origin: "http://quando.test" };
     const attempts: [
       Record<string, string>,
       string,
       Record<string, string>?,
     ][] = [
       [withoutToken, consent.cookie],
-      [consent.fields, ""],
+      [withoutToken, ""],
+      // A browser (it sends Origin) must bring the cookie.
+      [consent.fields, "", browser],
+      [consent.fields, consent.cookie, { origin: "null" }],
       [{ ...consent.fields, csrf_token: "1.abc" }, consent.cookie],
       [{ ...consent.fields, state: "other-state" }, consent.cookie],
       [
@@ -404,11 +408,30 @@ Deno.test("POST /authorize without a CSRF token, cookie or matching token is ref
       assert.equal(res.headers.get("location"), null);
       assert.match(await res.text(), /id="error-code">invalid_csrf_token</);
     }
+    // A client that is not a browser (no Origin) may post a valid token
+    // without the cookie; a browser with both is fine too.
+    const plain = await ctx.app.request("/authorize", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ ...consent.fields, ...credentials }),
+    });
+    assert.equal(plain.status, 302);
+    const fromPage = await ctx.app.request("/authorize", {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: consent.cookie,
+        ...browser,
+      },
+      body: new URLSearchParams({ ...consent.fields, ...credentials }),
+    });
+    assert.equal(fromPage.status, 302);
+    assert.equal(await countRows(ctx, "oauth_codes"), 2);
     // The form expires.
     ctx.clock.advance(31 * 60 * 1000);
     const late = await submitConsent(ctx, consent, credentials);
     assert.equal(late.status, 403);
-    assert.equal(await countRows(ctx, "oauth_codes"), 0);
+    assert.equal(await countRows(ctx, "oauth_codes"), 2);
   } finally {
     ctx.close();
   }

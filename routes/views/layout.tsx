@@ -35,7 +35,7 @@ export function Layout(
         <head>
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <meta name="referrer" content="no-referrer" />
+          <meta name="referrer" content="same-origin" />
           <meta name="robots" content="noindex" />
           <title>{props.title}</title>
           <style nonce={props.nonce}>{raw(STYLE)}</style>
