@@ -115,7 +115,9 @@ export function federationMiddleware(
       return c.redirect(`${deps.config.baseUrl}/federation/m/${row.id}`, 302);
     }
     if (
-      path.startsWith("/federation/") || path.startsWith("/.well-known/") ||
+      // Only what Fedify serves: other /.well-known paths (OAuth metadata)
+      // are ours, and handing them over costs a warning line each.
+      path.startsWith("/federation/") || path === "/.well-known/webfinger" ||
       path.startsWith("/nodeinfo/")
     ) {
       const result = await federation.handle(c.req.raw);

@@ -90,39 +90,58 @@ export async function loadEventFull(
   const moderator = isModerator(viewer);
   const owner = viewer !== null && event.userId === viewer.id;
   const canSeeHiddenChildren = canEditEvent(viewer, event);
-  const [
-    userRows,
-    placeRows,
-    tagRows,
-    parentRows,
-    childRows,
-    apUserRows,
-    messageRows,
-    resourceRows,
-  ] = await db.batch([
-    db.select().from(users).where(eq(users.id, event.userId ?? -1)),
-    db.select().from(places).where(eq(places.id, event.placeId ?? -1)),
+  // Only the statements that can return rows: most events have no parent,
+  // no occurrences, no remote actor, and most viewers see no messages.
+  const isSeries = event.recurrent !== null && event.parentId === null;
+  const optional = <T>(query: T | null) => query;
+  const queries = [
+    optional(
+      event.userId !== null
+        ? db.select().from(users).where(eq(users.id, event.userId))
+        : null,
+    ),
+    optional(
+      event.placeId !== null
+        ? db.select().from(places).where(eq(places.id, event.placeId))
+        : null,
+    ),
     db.select({ id: tags.id, tag: tags.tag, normalizedTag: tags.normalizedTag })
       .from(eventTags).innerJoin(tags, eq(tags.id, eventTags.tagId))
       .where(eq(eventTags.eventId, event.id)).orderBy(asc(tags.normalizedTag)),
-    db.select().from(events).where(eq(events.id, event.parentId ?? -1)),
+    optional(
+      event.parentId !== null
+        ? db.select().from(events).where(eq(events.id, event.parentId))
+        : null,
+    ),
     // The series' next occurrences (ongoing included), soonest first.
-    db.select().from(events).where(
-      and(
-        eq(events.parentId, event.id),
-        sql`coalesce(${events.end_datetime}, ${events.start_datetime}) >= ${now}`,
-        canSeeHiddenChildren ? undefined : eq(events.is_visible, true),
-      ),
-    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(CHILDREN_LIMIT),
-    db.select().from(apUsers).where(eq(apUsers.ap_id, event.apUserApId ?? "")),
-    moderator || owner
-      ? db.select().from(messages).where(
-        and(
-          eq(messages.eventId, event.id),
-          moderator ? undefined : eq(messages.is_author_visible, true),
-        ),
-      ).orderBy(asc(messages.createdAt), asc(messages.id))
-      : db.select().from(messages).where(sql`0`),
+    optional(
+      isSeries
+        ? db.select().from(events).where(
+          and(
+            eq(events.parentId, event.id),
+            sql`coalesce(${events.end_datetime}, ${events.start_datetime}) >= ${now}`,
+            canSeeHiddenChildren ? undefined : eq(events.is_visible, true),
+          ),
+        ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
+          CHILDREN_LIMIT,
+        )
+        : null,
+    ),
+    optional(
+      event.apUserApId !== null
+        ? db.select().from(apUsers).where(eq(apUsers.ap_id, event.apUserApId))
+        : null,
+    ),
+    optional(
+      moderator || owner
+        ? db.select().from(messages).where(
+          and(
+            eq(messages.eventId, event.id),
+            moderator ? undefined : eq(messages.is_author_visible, true),
+          ),
+        ).orderBy(asc(messages.createdAt), asc(messages.id))
+        : null,
+    ),
     db.select().from(resources).where(
       and(
         eq(resources.eventId, event.id),
@@ -131,7 +150,24 @@ export async function loadEventFull(
     ).orderBy(desc(resources.createdAt), desc(resources.id)).limit(
       RESOURCES_LIMIT,
     ),
-  ]);
+  ] as const;
+  const present: unknown[] = queries.filter((q) => q !== null);
+  const answers: readonly unknown[] = await db.batch(
+    present as unknown as Parameters<Db["batch"]>[0],
+  );
+  // Each query's rows, or none for a skipped one.
+  const rowsOf = <R>(query: unknown): R[] =>
+    query === null ? [] : answers[present.indexOf(query)] as R[];
+  const userRows = rowsOf<typeof users.$inferSelect>(queries[0]);
+  const placeRows = rowsOf<typeof places.$inferSelect>(queries[1]);
+  const tagRows = rowsOf<{ id: number; tag: string; normalizedTag: string }>(
+    queries[2],
+  );
+  const parentRows = rowsOf<EventRow>(queries[3]);
+  const childRows = rowsOf<EventRow>(queries[4]);
+  const apUserRows = rowsOf<typeof apUsers.$inferSelect>(queries[5]);
+  const messageRows = rowsOf<typeof messages.$inferSelect>(queries[6]);
+  const resourceRows = rowsOf<typeof resources.$inferSelect>(queries[7]);
   const parent = parentRows[0] && canSeeEvent(viewer, parentRows[0])
     ? parentRows[0]
     : null;

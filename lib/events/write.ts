@@ -331,9 +331,9 @@ async function tagIdsOf(db: Db, eventIds: number[]): Promise<number[]> {
 async function takenSlugs(db: Db, candidates: string[], prefix?: string) {
   const rows = await db.select({ slug: events.slug }).from(events).where(
     prefix !== undefined
-      ? sql`${events.slug} = ${prefix} or ${events.slug} like ${
-        prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + "-%"
-      } escape '\\'`
+      // "starts with prefix-" as a range ("-" + 1 is "."), which the unique
+      // index on slug serves; LIKE cannot use it and scanned every slug.
+      ? sql`${events.slug} = ${prefix} or (${events.slug} >= ${`${prefix}-`} and ${events.slug} < ${`${prefix}.`})`
       : inArray(events.slug, candidates.length ? candidates : [""]),
   );
   return new Set(rows.map((r) => r.slug));
