@@ -50,7 +50,7 @@ import {
 
 /** Registrations allowed per client address. */
 export const CLIENT_REGISTRATION_LIMIT: RateLimit = {
-  limit: 10,
+  limit: 30,
   windowMs: 60 * 60 * 1000,
 };
 
@@ -157,7 +157,7 @@ const clientRoute = createRoute({
   summary: "Register an OAuth client",
   description:
     "No authentication. The secret is returned once and stored hashed. " +
-    "At most 10 registrations per hour from one address (429 with Retry-After).",
+    "At most 30 registrations per hour from one address (429 with Retry-After).",
   middleware: [requireBody],
   request: { body: jsonOrForm(ClientBody) },
   responses: {

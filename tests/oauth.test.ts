@@ -4,6 +4,7 @@
  * user's list of authorised applications.
  */
 import assert from "node:assert/strict";
+import { CLIENT_REGISTRATION_LIMIT } from "../routes/oauth.ts";
 import {
   authorizeCode,
   call,
@@ -232,13 +233,14 @@ Deno.test("POST /api/client refuses bad registrations with 400 and writes nothin
 Deno.test("POST /api/client is rate-limited per address (429 with Retry-After)", async () => {
   const ctx = await createTestApp();
   try {
-    for (let i = 0; i < 10; i++) await registerTestClient(ctx);
+    const { limit } = CLIENT_REGISTRATION_LIMIT;
+    for (let i = 0; i < limit; i++) await registerTestClient(ctx);
     const res = await call(ctx, "POST", "/api/client", {
       json: { client_name: "x", redirect_uris: "https://a.example/cb" },
     });
     await expectError(res, 429, "rate_limited");
     assert.ok(Number(res.headers.get("retry-after")) > 0);
-    assert.equal(await countRows(ctx, "oauth_clients"), 10);
+    assert.equal(await countRows(ctx, "oauth_clients"), limit);
     ctx.clock.advance(61 * 60 * 1000);
     await registerTestClient(ctx);
   } finally {
