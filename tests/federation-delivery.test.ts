@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { Create, Delete, Follow, Like, Tombstone } from "@fedify/vocab";
 import { startPeer } from "./fedpeer.ts";
-import { freePort, startServerProcess } from "./helpers.ts";
+import {
+  apiAt as api,
+  eventually,
+  freePort,
+  loginAt,
+  startServerProcess,
+} from "./helpers.ts";
 
 const ADMIN = { email: "admin@example.org", password: "admin-password-1" };
 const env = {
@@ -14,48 +20,6 @@ const env = {
   ADMIN_PASSWORD: ADMIN.password,
   ALLOW_PRIVATE_ADDRESSES: "true",
 };
-
-async function login(base: string): Promise<string> {
-  const res = await fetch(`${base}/api/login/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  return (await res.json()).access_token;
-}
-
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token?: string,
-  json?: unknown,
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(json !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: json !== undefined ? JSON.stringify(json) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 const future = () => Math.floor(Date.now() / 1000) + 7 * 86_400;
 
@@ -87,7 +51,7 @@ Deno.test({
 
       // The peer goes down; an event is published.
       await peer.stop();
-      const token = await login(server.base);
+      const token = await loginAt(server.base, ADMIN);
       const created = await api(server.base, "POST", "/api/events", token, {
         title: "Survives restarts",
         start_datetime: future(),
@@ -132,8 +96,8 @@ Deno.test({
     const b = await startServerProcess(dirB, env);
     const mallory = await startPeer("mallory");
     try {
-      const tokenA = await login(a.base);
-      const tokenB = await login(b.base);
+      const tokenA = await loginAt(a.base, ADMIN);
+      const tokenB = await loginAt(b.base, ADMIN);
       const actorA = `${a.base}/federation/u/relay`;
       const actorB = `${b.base}/federation/u/relay`;
       // B trusts and follows both A and mallory (who accepts at once).

@@ -6,53 +6,14 @@
 import assert from "node:assert/strict";
 import { Create, Delete, Like, Note, Tombstone, Undo } from "@fedify/vocab";
 import { startPeer } from "./fedpeer.ts";
-import { startServerProcess } from "./helpers.ts";
+import {
+  apiAt as api,
+  eventually,
+  loginAt,
+  startServerProcess,
+} from "./helpers.ts";
 
 const ADMIN = { email: "admin@example.org", password: "admin-password-1" };
-
-async function login(base: string): Promise<string> {
-  const res = await fetch(`${base}/api/login/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(ADMIN),
-  });
-  assert.equal(res.status, 200);
-  return (await res.json()).access_token;
-}
-
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token?: string,
-  json?: unknown,
-): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(json !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: json !== undefined ? JSON.stringify(json) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-/** Polls until `check` returns a value (not undefined) or the time runs out. */
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 type Actor = { ap_id: string; following: boolean; follower: boolean };
 type Event = Record<string, unknown> & { id: number; title: string };
@@ -82,8 +43,8 @@ Deno.test({
     const b = await startServerProcess(dirB, env);
     const peer = await startPeer("alice");
     try {
-      const tokenA = await login(a.base);
-      const tokenB = await login(b.base);
+      const tokenA = await loginAt(a.base, ADMIN);
+      const tokenB = await loginAt(b.base, ADMIN);
       const actorA = `${a.base}/federation/u/relay`;
       const actorB = `${b.base}/federation/u/relay`;
 

@@ -26,7 +26,12 @@ import {
 } from "@fedify/fedify";
 import { Accept, Activity, Endpoints, Follow, Person } from "@fedify/vocab";
 import { startPeer, type TestPeer } from "./fedpeer.ts";
-import { startServerProcess } from "./helpers.ts";
+import {
+  apiAt as api,
+  eventually,
+  loginAt,
+  startServerProcess,
+} from "./helpers.ts";
 
 type Json = Record<string, unknown>;
 
@@ -83,53 +88,7 @@ function loadableContext(json: Json): Json {
   return { ...json, "@context": list };
 }
 
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token?: string,
-  json?: unknown,
-): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(json !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: json !== undefined ? JSON.stringify(json) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-async function login(base: string): Promise<string> {
-  const { status, body } = await api(
-    base,
-    "POST",
-    "/api/login/token",
-    undefined,
-    ADMIN,
-  );
-  assert.equal(status, 200);
-  return (body as { access_token: string }).access_token;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `check` returns a value (not undefined) or the time runs out. */
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
 
 /** Checks that `holds` stays true for `ms` (inbox work is queued, so give it time). */
 async function stays(
@@ -335,7 +294,7 @@ Deno.test({
       other = await startPeer("mallory");
       const { base } = server;
       const p = peer;
-      const token = await login(base);
+      const token = await loginAt(base, ADMIN);
       const ourActor = `${base}/federation/u/relay`;
       const actorDoc = await (await fetch(ourActor, {
         headers: { accept: "application/activity+json" },

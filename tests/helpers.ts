@@ -456,3 +456,55 @@ export async function oauthAccessToken(
   }
   return (await res.json()).access_token;
 }
+
+/** Calls a running server's API; the body is parsed JSON (or null when empty). */
+export async function apiAt(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  json?: unknown,
+  // deno-lint-ignore no-explicit-any -- tests read arbitrary response fields
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(json !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    body: json !== undefined ? JSON.stringify(json) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Logs in on a running server and returns the access token. */
+export async function loginAt(
+  base: string,
+  credentials: { email: string; password: string },
+): Promise<string> {
+  const { status, body } = await apiAt(
+    base,
+    "POST",
+    "/api/login/token",
+    undefined,
+    credentials,
+  );
+  if (status !== 200) throw new Error(`login failed: ${status}`);
+  return body.access_token;
+}
+
+/** Polls until `check` returns a value (not undefined) or the time runs out. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for: ${what}`);
+}
