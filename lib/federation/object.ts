@@ -3,6 +3,8 @@
  * what `/federation/m/{id}` serves and what Create/Update carry.
  */
 import type { MediaItem } from "../../db/schema.ts";
+import { escapeHtml } from "../html.ts";
+import { imageTypeOf, publicMediaUrl } from "../media/public.ts";
 import type { EventRow, PlaceRow } from "../events/serialize.ts";
 
 export const AS_PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
@@ -56,26 +58,6 @@ export function localEventIdFromUrl(base: string, url: string): number | null {
 
 function isoSeconds(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z");
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(
-    />/g,
-    "&gt;",
-  ).replace(/"/g, "&quot;");
-}
-
-function mediaType(name: string): string {
-  const ext = name.split(".").pop()?.toLowerCase();
-  return ext === "png"
-    ? "image/png"
-    : ext === "gif"
-    ? "image/gif"
-    : ext === "webp"
-    ? "image/webp"
-    : ext === "avif"
-    ? "image/avif"
-    : "image/jpeg";
 }
 
 /** When and where, in words, for servers that show only `summary` (Mastodon). */
@@ -141,8 +123,8 @@ function virtualLocation(url: string) {
 function attachment(base: string, item: MediaItem) {
   return {
     type: "Document",
-    mediaType: mediaType(item.url),
-    url: `${base}/media/${item.url}`,
+    mediaType: imageTypeOf(item.url),
+    url: publicMediaUrl(base, item),
     name: item.name || null,
     focalPoint: item.focalpoint ?? [0, 0],
     ...(item.width ? { width: item.width } : {}),

@@ -226,8 +226,8 @@ function linkUrl(v: unknown): string | null {
   return httpUrl(get(v, "href")) ?? httpUrl(get(v, "url"));
 }
 
-/** An id given as a string, an object with `id`, or an array of those (first usable). */
-function idOf(v: unknown): string | null {
+/** An id given as a string, an object with `id`, or an array of those (first usable http(s) one). */
+export function idOf(v: unknown): string | null {
   for (const item of list(v)) {
     const id = isObject(item) ? httpUrl(get(item, "id", "@id")) : httpUrl(item);
     if (id) return id;

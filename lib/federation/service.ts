@@ -82,7 +82,12 @@ import {
   type FederationUrls,
   localEventIdFromUrl,
 } from "./object.ts";
-import { parseRemoteEvent, parseRemoteNote, type RemoteNote } from "./parse.ts";
+import {
+  idOf,
+  parseRemoteEvent,
+  parseRemoteNote,
+  type RemoteNote,
+} from "./parse.ts";
 
 /** Remote events are kept this long after they end, then purged. */
 export const REMOTE_EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -147,17 +152,6 @@ const NOT_TEMPLATE = () =>
 export function isFederated(e: EventRow | null): e is EventRow {
   return e !== null && e.apUserApId === null && e.is_visible &&
     !(e.recurrent !== null && e.parentId === null);
-}
-
-function idOf(value: unknown): string | null {
-  if (typeof value === "string") return value;
-  if (Array.isArray(value)) return idOf(value[0]);
-  if (value && typeof value === "object") {
-    const id = (value as { id?: unknown; href?: unknown }).id ??
-      (value as { href?: unknown }).href;
-    return typeof id === "string" ? id : null;
-  }
-  return null;
 }
 
 function typeOf(value: unknown): string | null {

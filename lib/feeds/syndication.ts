@@ -9,8 +9,8 @@
  * change among its entries and settings, never the time of the request, so
  * that the same data gives the same bytes.
  */
+import { imageTypeOf, publicMediaUrl } from "../media/public.ts";
 import { Feed, type Item } from "feed";
-import type { MediaItem } from "../../db/schema.ts";
 import type { FeedEvent } from "./select.ts";
 import {
   escapeHtml,
@@ -34,27 +34,6 @@ export interface SyndicationOptions {
   updated: Date;
 }
 
-const IMAGE_TYPES: Record<string, string> = {
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  png: "image/png",
-  webp: "image/webp",
-  gif: "image/gif",
-  avif: "image/avif",
-};
-
-/** The absolute URL of a media item: ours under /media, remote ones as they are. */
-export function mediaUrl(item: MediaItem, baseUrl: string): string {
-  return /^https?:\/\//i.test(item.url)
-    ? item.url
-    : `${baseUrl}/media/${encodeURIComponent(item.url)}`;
-}
-
-function mediaType(url: string): string {
-  const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase() ?? "";
-  return IMAGE_TYPES[ext] ?? "image/jpeg";
-}
-
 function entry(fe: FeedEvent, options: SyndicationOptions): Item {
   const e = fe.row;
   const link = `${options.baseUrl}/event/${e.slug}`;
@@ -74,7 +53,7 @@ function entry(fe: FeedEvent, options: SyndicationOptions): Item {
     online.length ? `<p>${online.join("<br>")}</p>` : "",
   ].filter(Boolean).join("\n");
   const image = e.media[0];
-  const imageUrl = image ? mediaUrl(image, options.baseUrl) : null;
+  const imageUrl = image ? publicMediaUrl(options.baseUrl, image) : null;
   return {
     title: e.title,
     id: link,
@@ -88,7 +67,7 @@ function entry(fe: FeedEvent, options: SyndicationOptions): Item {
       ? {
         image: {
           url: imageUrl,
-          type: mediaType(imageUrl),
+          type: imageTypeOf(imageUrl),
           length: image.size ?? 0,
           ...(image.name ? { title: image.name } : {}),
         },

@@ -62,10 +62,7 @@ export function statusInWords(status: EventStatus): string | null {
   return STATUS_WORDS[status] ?? null;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
+export { escapeHtml } from "../html.ts";
 
 const ENTITIES: Record<string, string> = {
   amp: "&",

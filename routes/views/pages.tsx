@@ -2,6 +2,7 @@
  * The public pages: home (upcoming events by day), event, tag, place,
  * collection, and the HTML error page. Events carry h-event microformats.
  */
+import { publicMediaUrl } from "../../lib/media/public.ts";
 import { raw } from "hono/html";
 import type { EventStatus } from "../../db/schema.ts";
 import type { EventSummary, PlaceRow } from "../../lib/events/serialize.ts";
@@ -26,7 +27,6 @@ import {
   eventPath,
   isWebUrl,
   mapUrl,
-  mediaUrl,
   placePath,
   tagPath,
 } from "./structured.ts";
@@ -237,7 +237,7 @@ export function EventView(
   const { event, place } = data;
   const canonical = `${site.baseUrl}${eventPath(event.slug)}`;
   const image = event.media
-    .map((m) => ({ item: m, url: mediaUrl(site.baseUrl, m) }))
+    .map((m) => ({ item: m, url: publicMediaUrl(site.baseUrl, m) }))
     .find((m) => m.url !== null);
   const end = endLabel(event.start_datetime, event.end_datetime, site, "full");
   const online = event.online_locations;

@@ -1,5 +1,5 @@
 /** Machine-readable descriptions of the public pages: schema.org JSON-LD and link helpers. */
-import type { MediaItem } from "../../db/schema.ts";
+import { publicMediaUrl } from "../../lib/media/public.ts";
 import type { PlaceRow } from "../../lib/events/serialize.ts";
 import { isoInZone, plainText } from "../../lib/pages/format.ts";
 import type { EventPage } from "../../lib/pages/load.ts";
@@ -28,14 +28,6 @@ export function collectionPath(name: string): string {
 /** Only http(s) URLs become links; anything else (javascript:, data:) is shown as text. */
 export function isWebUrl(url: string): boolean {
   return /^https?:\/\/[^\s]+$/i.test(url);
-}
-
-/** Where a media item is served: our `/media/{file}` or, for remote media, its own URL. */
-export function mediaUrl(baseUrl: string, item: MediaItem): string | null {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(item.url)) {
-    return isWebUrl(item.url) ? item.url : null;
-  }
-  return `${baseUrl}/media/${encodeURIComponent(item.url)}`;
 }
 
 /** The OpenStreetMap page centred on a place, or null without coordinates. */
@@ -101,9 +93,11 @@ export function eventJsonLd(
     : online.length
     ? "OnlineEventAttendanceMode"
     : "OfflineEventAttendanceMode";
-  const images = event.media.map((m) => mediaUrl(site.baseUrl, m)).filter((
-    u,
-  ): u is string => u !== null);
+  const images = event.media.map((m) => publicMediaUrl(site.baseUrl, m)).filter(
+    (
+      u,
+    ): u is string => u !== null,
+  );
   const description = plainText(event.description, 5000);
   return {
     "@context": "https://schema.org",
