@@ -32,6 +32,7 @@ const envSchema = z.object({
   OAUTH_REFRESH_TOKEN_TTL: z.coerce.number().int().min(3_600).max(
     31_536_000,
   ).default(2_592_000),
+  PUBLIC_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
   MEDIA_STORE: z.enum(["db", "s3"]).default("db"),
   MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(10_485_760),
@@ -78,6 +79,11 @@ export interface Config {
   oauthAccessTokenTtl: number;
   /** Lifetime of each OAuth refresh token (renewed on rotation), in seconds. */
   oauthRefreshTokenTtl: number;
+  /**
+   * How long an anonymous GET of events or feeds may be answered from memory,
+   * in milliseconds (any write ends it sooner); 0 turns the cache off.
+   */
+  publicCacheMs: number;
   /** Largest accepted request body, in bytes (uploads have their own limit). */
   bodyLimit: number;
   mediaStore: "db" | "s3";
@@ -136,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
     oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
+    publicCacheMs: e.PUBLIC_CACHE_MS,
     bodyLimit: e.BODY_LIMIT,
     mediaStore: e.MEDIA_STORE,
     mediaMaxBytes: e.MEDIA_MAX_BYTES,

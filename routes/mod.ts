@@ -22,8 +22,13 @@ import { apActorRoutes, federationMiddleware } from "./federation.ts";
 import { curationRoutes } from "./curation.ts";
 import { feedRoutes } from "./feeds.ts";
 import { pageRoutes } from "./pages.ts";
+import { publicReadCache } from "./cache.ts";
+import { ResponseCache } from "../lib/response-cache.ts";
 
 export type { AppDeps } from "./env.ts";
+
+/** Memory the public-read cache may hold (bodies and headers). */
+const PUBLIC_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** Builds the application from its dependencies. */
 export function createApp(deps: AppDeps) {
@@ -97,6 +102,18 @@ export function createApp(deps: AppDeps) {
 
   // Fedify answers its own paths (actor, inbox, objects, WebFinger, NodeInfo).
   app.use("*", federationMiddleware(routeDeps));
+  // Anonymous reads of events and feeds, answered from memory until a write.
+  app.use(
+    "*",
+    publicReadCache(
+      routeDeps,
+      new ResponseCache({
+        ttlMs: deps.config.publicCacheMs,
+        maxBytes: PUBLIC_CACHE_BYTES,
+        clock: deps.clock,
+      }),
+    ),
+  );
 
   app.route("/", healthRoutes(routeDeps));
   app.route("/", loginRoutes(routeDeps));

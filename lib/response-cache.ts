@@ -1,0 +1,131 @@
+/**
+ * A bounded in-process cache of public answers (anonymous GETs of events and
+ * feeds). An entry is used only while the database's change marker is the one
+ * it was computed under and for at most `ttlMs`, because listings depend on
+ * "now" as well as on the data. Concurrent misses of one key share a single
+ * computation, so a burst of readers costs one query.
+ */
+import type { Clock } from "./clock.ts";
+
+/** What is kept of an answer: enough to replay it byte for byte. */
+export interface CachedAnswer {
+  status: number;
+  headers: [string, string][];
+  body: Uint8Array;
+}
+
+interface Entry {
+  answer: CachedAnswer;
+  marker: string;
+  storedAt: number;
+  size: number;
+}
+
+export interface ResponseCacheOptions {
+  /** How long an entry may be served, in milliseconds; 0 disables the cache. */
+  ttlMs: number;
+  /** Upper bound on the bodies kept, in bytes; least recently used go first. */
+  maxBytes: number;
+  clock: Clock;
+}
+
+/** Counters for diagnosis and tests. */
+export interface ResponseCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  bytes: number;
+}
+
+export class ResponseCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #inFlight = new Map<string, Promise<CachedAnswer | null>>();
+  readonly #options: ResponseCacheOptions;
+  #bytes = 0;
+  #hits = 0;
+  #misses = 0;
+
+  constructor(options: ResponseCacheOptions) {
+    this.#options = options;
+  }
+
+  /** Whether caching is on at all. */
+  get enabled(): boolean {
+    return this.#options.ttlMs > 0;
+  }
+
+  /**
+   * The cached answer for `key` under `marker`, or the result of `compute`
+   * (stored when it returns an answer; null means "not cacheable").
+   * Concurrent calls with the same key and marker share one computation.
+   */
+  async getOrCompute(
+    key: string,
+    marker: string,
+    compute: () => Promise<CachedAnswer | null>,
+  ): Promise<{ answer: CachedAnswer | null; hit: boolean }> {
+    const now = this.#options.clock.now().getTime();
+    const entry = this.#entries.get(key);
+    if (entry) {
+      const age = now - entry.storedAt;
+      if (
+        entry.marker === marker && age >= 0 && age < this.#options.ttlMs
+      ) {
+        // Map order is recency order: move the entry to the end.
+        this.#entries.delete(key);
+        this.#entries.set(key, entry);
+        this.#hits++;
+        return { answer: entry.answer, hit: true };
+      }
+      this.#remove(key, entry);
+    }
+    this.#misses++;
+    const flightKey = `${marker}\n${key}`;
+    const running = this.#inFlight.get(flightKey);
+    if (running) {
+      const answer = await running;
+      // A shared answer that was not cacheable (an error, say) is not shared.
+      if (answer) return { answer, hit: true };
+      return { answer: await compute(), hit: false };
+    }
+    const flight = compute();
+    this.#inFlight.set(flightKey, flight.catch(() => null));
+    try {
+      const answer = await flight;
+      if (answer) this.#store(key, marker, now, answer);
+      return { answer, hit: false };
+    } finally {
+      this.#inFlight.delete(flightKey);
+    }
+  }
+
+  /** Hit and miss counts and the current size. */
+  stats(): ResponseCacheStats {
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      entries: this.#entries.size,
+      bytes: this.#bytes,
+    };
+  }
+
+  #store(key: string, marker: string, storedAt: number, answer: CachedAnswer) {
+    const size = answer.body.byteLength +
+      answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
+    // One answer larger than a quarter of the budget would evict too much.
+    if (size > this.#options.maxBytes / 4) return;
+    const old = this.#entries.get(key);
+    if (old) this.#remove(key, old);
+    this.#entries.set(key, { answer, marker, storedAt, size });
+    this.#bytes += size;
+    for (const [k, e] of this.#entries) {
+      if (this.#bytes <= this.#options.maxBytes) break;
+      this.#remove(k, e);
+    }
+  }
+
+  #remove(key: string, entry: Entry) {
+    this.#entries.delete(key);
+    this.#bytes -= entry.size;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The public-read cache in front of the event listings, single events and
+ * feeds: anonymous GETs only (no Authorization header), 200 answers only, and
+ * only on the embedded database, whose change marker sees every write.
+ */
+import type { MiddlewareHandler } from "hono";
+import { notModified } from "../lib/feeds/conditional.ts";
+import type { CachedAnswer, ResponseCache } from "../lib/response-cache.ts";
+import type { AppEnv, RouteDeps } from "./env.ts";
+
+/** Paths whose anonymous answers are the same for every reader. */
+const CACHEABLE = [
+  /^\/api\/events$/,
+  /^\/api\/events\/tag\/[^/]+$/,
+  /^\/api\/events\/(?!mine$)[^/]+$/,
+  /^\/api\/collections\/[^/]+\/events$/,
+  /^\/feed\/[^/]+(\/(tag|place|collection)\/[^/]+)?$/,
+];
+
+/** Whether a GET of `path` may be answered from the public-read cache. */
+export function isCacheablePath(path: string): boolean {
+  return CACHEABLE.some((re) => re.test(path));
+}
+
+async function capture(res: Response): Promise<CachedAnswer | null> {
+  if (res.status !== 200 || res.headers.has("set-cookie")) return null;
+  const cacheControl = res.headers.get("cache-control") ?? "";
+  if (/no-store|private/i.test(cacheControl)) return null;
+  return {
+    status: res.status,
+    headers: [...res.headers.entries()],
+    body: new Uint8Array(await res.clone().arrayBuffer()),
+  };
+}
+
+function replay(
+  answer: CachedAnswer,
+  request: Request,
+): Response {
+  const headers = new Headers(answer.headers);
+  const etag = headers.get("etag");
+  if (etag) {
+    const lastModified = headers.get("last-modified");
+    const conditional = notModified(
+      {
+        ifNoneMatch: request.headers.get("if-none-match"),
+        ifModifiedSince: request.headers.get("if-modified-since"),
+      },
+      etag,
+      // No Last-Modified: an invalid date, so If-Modified-Since never matches.
+      new Date(lastModified ? Date.parse(lastModified) : Number.NaN),
+    );
+    if (conditional) {
+      const kept = new Headers();
+      for (const name of ["etag", "last-modified", "cache-control"]) {
+        const value = headers.get(name);
+        if (value) kept.set(name, value);
+      }
+      for (const [name, value] of headers) {
+        if (name.startsWith("access-control-")) kept.set(name, value);
+      }
+      return new Response(null, { status: 304, headers: kept });
+    }
+  }
+  return new Response(answer.body.slice(), {
+    status: answer.status,
+    headers,
+  });
+}
+
+/** Serves anonymous GETs of cacheable paths from `cache`, filling it on a miss. */
+export function publicReadCache(
+  deps: RouteDeps,
+  cache: ResponseCache,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (
+      !cache.enabled || c.req.method !== "GET" ||
+      c.req.header("authorization") !== undefined ||
+      !isCacheablePath(c.req.path)
+    ) {
+      return await next();
+    }
+    const marker = await deps.database.changeMarker();
+    if (marker === null) return await next();
+    const url = new URL(c.req.url);
+    const key = `${url.pathname}${url.search}\n${c.req.header("accept") ?? ""}`;
+    let ran = false;
+    const { answer } = await cache.getOrCompute(key, marker, async () => {
+      ran = true;
+      await next();
+      // Conditional requests may answer 304: nothing to keep, the handler answered.
+      return await capture(c.res);
+    });
+    if (ran) return;
+    if (answer) return c.res = replay(answer, c.req.raw);
+  };
+}

@@ -1,0 +1,266 @@
+/**
+ * The public-read cache (routes/cache.ts, lib/response-cache.ts): anonymous
+ * GETs of events and feeds are answered from memory until a write, by this
+ * process or another connection, or until the TTL passes; nobody ever sees an
+ * answer meant for someone else.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { openDatabase } from "../db/client.ts";
+import { events } from "../db/schema.ts";
+import { eq } from "drizzle-orm";
+import {
+  call,
+  createTestApp,
+  type TestContext,
+  userWithToken,
+} from "./helpers.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
+const DAY = 86_400;
+
+/** Counts the statements the app sends to libSQL while `fn` runs. */
+async function statementsDuring(
+  ctx: TestContext,
+  fn: () => Promise<void>,
+): Promise<number> {
+  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to count calls
+  const client = (ctx.database.db as any).$client;
+  let calls = 0;
+  const saved: Record<string, unknown> = {};
+  for (const method of ["execute", "batch"]) {
+    const original = client[method];
+    saved[method] = original;
+    client[method] = (...args: unknown[]) => {
+      calls++;
+      return original.apply(client, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    Object.assign(client, saved);
+  }
+  return calls;
+}
+
+async function createEvent(
+  ctx: TestContext,
+  token: string,
+  fields: Record<string, unknown> = {},
+) {
+  const res = await call(ctx, "POST", "/api/events", {
+    token,
+    json: {
+      title: "Cached concert",
+      start_datetime: NOW + DAY,
+      end_datetime: NOW + DAY + 3600,
+      tags: ["cached"],
+      place_name: "Circolo",
+      place_address: "Via Roma 1",
+      ...fields,
+    },
+  });
+  const text = await res.text();
+  assert.equal(res.status, 201, text);
+  return JSON.parse(text);
+}
+
+async function getJson(ctx: TestContext, path: string, token?: string) {
+  const res = await call(ctx, "GET", path, token ? { token } : {});
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+Deno.test("a repeated anonymous GET is answered from memory; a write ends it at once", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  const event = await createEvent(ctx, token);
+  const path = `/api/events/${event.id}`;
+
+  const first = await getJson(ctx, path);
+  assert.equal(first.status, 200);
+  let second!: Awaited<ReturnType<typeof getJson>>;
+  const statements = await statementsDuring(ctx, async () => {
+    second = await getJson(ctx, path);
+  });
+  // Only the change marker (PRAGMA data_version) is read.
+  assert.equal(statements, 1);
+  assert.deepEqual(second.body, first.body);
+  assert.equal(second.headers.get("content-type"), "application/json");
+  assert.equal(second.headers.get("access-control-allow-origin"), "*");
+  assert.match(
+    second.headers.get("content-security-policy") ?? "",
+    /default-src 'none'/,
+  );
+
+  const put = await call(ctx, "PATCH", path, {
+    token,
+    json: { title: "Renamed concert" },
+  });
+  assert.equal(put.status, 200);
+  assert.equal((await getJson(ctx, path)).body.title, "Renamed concert");
+  const tagged = await getJson(ctx, "/api/events/tag/cached");
+  assert.equal(tagged.body.events[0].title, "Renamed concert");
+
+  assert.equal(
+    (await call(ctx, "DELETE", path, { token })).status,
+    204,
+  );
+  assert.equal((await getJson(ctx, path)).status, 404);
+  assert.deepEqual(
+    (await getJson(ctx, "/api/events/tag/cached")).body.events,
+    [],
+  );
+  ctx.close();
+});
+
+Deno.test("answers that depend on the caller are never cached or served from the cache", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  const hidden = await createEvent(ctx, token, { title: "Hidden one" });
+  assert.equal(
+    (await call(ctx, "PUT", `/api/events/${hidden.id}/toggle`, { token }))
+      .status,
+    200,
+  );
+  // The admin sees the hidden event; the public never does, before or after.
+  assert.equal((await getJson(ctx, `/api/events/${hidden.id}`)).status, 404);
+  const asAdmin = await getJson(ctx, `/api/events/${hidden.id}`, token);
+  assert.equal(asAdmin.status, 200);
+  assert.equal(asAdmin.body.is_visible, false);
+  assert.equal((await getJson(ctx, `/api/events/${hidden.id}`)).status, 404);
+
+  // A visible event: the owner's full form carries its private fields.
+  const visible = await createEvent(ctx, token, { title: "Visible one" });
+  const publicView = await getJson(ctx, `/api/events/${visible.id}`);
+  const ownerView = await getJson(ctx, `/api/events/${visible.id}`, token);
+  assert.equal(publicView.status, 200);
+  assert.equal(ownerView.status, 200);
+  assert.ok(ownerView.body.user.email, "the owner sees the e-mail");
+  assert.equal(publicView.body.user.email, undefined);
+  // Served again to the public after the owner's read: still the public form.
+  const again = await getJson(ctx, `/api/events/${visible.id}`);
+  assert.equal(again.body.user.email, undefined);
+
+  // A bad token is a 401, not somebody's cached answer.
+  const bad = await call(ctx, "GET", `/api/events/${visible.id}`, {
+    token: "not-a-token",
+  });
+  assert.equal(bad.status, 401);
+  ctx.close();
+});
+
+Deno.test("listings expire with the clock: the TTL bounds how long 'now' is stale", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  await createEvent(ctx, token, {
+    start_datetime: NOW + 60,
+    end_datetime: NOW + 120,
+  });
+  const upcoming = await getJson(ctx, "/api/events/tag/cached");
+  assert.equal(upcoming.body.events.length, 1);
+  // Within the TTL (1 s by default) the same answer.
+  assert.equal(
+    await statementsDuring(ctx, async () => {
+      await getJson(ctx, "/api/events/tag/cached");
+    }),
+    1,
+  );
+  // Three minutes later the event is over: recomputed, now past.
+  ctx.clock.advance(180_000);
+  const later = await getJson(ctx, "/api/events/tag/cached");
+  assert.equal(later.body.events.length, 0);
+  assert.equal(later.body.pastEvents.length, 1);
+  ctx.close();
+});
+
+Deno.test("a write by another connection to the same database file ends cached answers", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "quando-cache-" });
+  const url = `file:${join(dir, "cache.db")}`;
+  const ctx = await createTestApp({ env: { DATABASE_URL: url } });
+  try {
+    const { token } = await userWithToken(ctx, "admin");
+    const event = await createEvent(ctx, token);
+    const path = `/api/events/${event.id}`;
+    assert.equal((await getJson(ctx, path)).body.title, "Cached concert");
+    assert.equal((await getJson(ctx, path)).body.title, "Cached concert");
+
+    // Another process (the CLI, a second server) writes the same file.
+    const other = await openDatabase(url);
+    await other.db.update(events).set({ title: "Changed elsewhere" }).where(
+      eq(events.id, event.id),
+    );
+    other.close();
+    assert.equal((await getJson(ctx, path)).body.title, "Changed elsewhere");
+  } finally {
+    ctx.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cached feeds keep their validators: ETag and 304", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  await createEvent(ctx, token);
+  const first = await call(ctx, "GET", "/feed/ics");
+  assert.equal(first.status, 200);
+  const body = await first.text();
+  const etag = first.headers.get("etag");
+  assert.ok(etag);
+  const second = await call(ctx, "GET", "/feed/ics");
+  assert.equal(await second.text(), body);
+  assert.equal(second.headers.get("etag"), etag);
+  assert.match(second.headers.get("content-type") ?? "", /text\/calendar/);
+
+  const conditional = await call(ctx, "GET", "/feed/ics", {
+    headers: { "If-None-Match": etag },
+  });
+  assert.equal(conditional.status, 304);
+  assert.equal(conditional.headers.get("etag"), etag);
+  assert.equal(await conditional.text(), "");
+  const stale = await call(ctx, "GET", "/feed/ics", {
+    headers: { "If-None-Match": '"something-else"' },
+  });
+  assert.equal(stale.status, 200);
+  assert.equal(await stale.text(), body);
+  ctx.close();
+});
+
+Deno.test("PUBLIC_CACHE_MS=0 turns the cache off", async () => {
+  const ctx = await createTestApp({ env: { PUBLIC_CACHE_MS: "0" } });
+  const { token } = await userWithToken(ctx, "admin");
+  const event = await createEvent(ctx, token);
+  await getJson(ctx, `/api/events/${event.id}`);
+  const statements = await statementsDuring(ctx, async () => {
+    await getJson(ctx, `/api/events/${event.id}`);
+  });
+  assert.ok(statements > 1, `${statements} statements`);
+  ctx.close();
+});
+
+Deno.test("concurrent misses of one answer share a single computation", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  for (let i = 0; i < 5; i++) {
+    await createEvent(ctx, token, {
+      start_datetime: NOW + DAY + i * 3600,
+      end_datetime: NOW + DAY + i * 3600 + 600,
+    });
+  }
+  const alone = await statementsDuring(ctx, async () => {
+    await getJson(ctx, "/api/events/tag/cached?limit=3");
+  });
+  await createEvent(ctx, token, { title: "One more" });
+  const together = await statementsDuring(ctx, async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => getJson(ctx, "/api/events/tag/cached")),
+    );
+    for (const a of answers) assert.deepEqual(a.body, answers[0].body);
+  });
+  // 8 change-marker reads plus one listing's statements, not 8 listings.
+  assert.ok(
+    together <= 8 + alone,
+    `${together} statements for 8 readers; one listing takes ${alone}`,
+  );
+  ctx.close();
+});
