@@ -58,8 +58,29 @@ const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as SettingKey[];
 /** Keys that live in the same table but are never shown through the API. */
 const JWT_SECRET_KEY = "internal:jwt_secret";
 
+/**
+ * Settings are read on most requests and change rarely: a read is reused for
+ * this long. Writes through `updateSettings` drop it at once; other processes'
+ * writes are seen within this delay.
+ */
+const SETTINGS_REUSE_MS = 1_000;
+
+interface CachedSettings {
+  settings: Settings;
+  readAt: number;
+}
+/** Per database handle (weakly held): the last read and a write version. */
+const settingsCache = new WeakMap<Db, CachedSettings>();
+const settingsVersions = new WeakMap<Db, number>();
+
 /** All known settings, stored values over defaults. */
 export async function getSettings(db: Db): Promise<Settings> {
+  const cached = settingsCache.get(db);
+  const started = performance.now();
+  if (cached && started - cached.readAt < SETTINGS_REUSE_MS) {
+    return { ...cached.settings };
+  }
+  const version = settingsVersions.get(db) ?? 0;
   const rows = await db.select().from(settings).where(
     inArray(settings.key, SETTING_KEYS),
   );
@@ -71,7 +92,17 @@ export async function getSettings(db: Db): Promise<Settings> {
     );
     if (check.success) out[row.key] = check.data;
   }
-  return out as Settings;
+  // A write that ran meanwhile may not be in these rows: keep nothing then.
+  if ((settingsVersions.get(db) ?? 0) === version) {
+    settingsCache.set(db, { settings: out as Settings, readAt: started });
+  }
+  return { ...out } as Settings;
+}
+
+/** Forgets the reused read, before and after a write. */
+function settingsChanged(db: Db): void {
+  settingsVersions.set(db, (settingsVersions.get(db) ?? 0) + 1);
+  settingsCache.delete(db);
 }
 
 /** Writes a validated partial update atomically and returns the new settings. */
@@ -91,7 +122,12 @@ export async function updateSettings(
       })
   );
   if (writes.length > 0) {
-    await db.batch(writes as [typeof writes[0], ...typeof writes]);
+    settingsChanged(db);
+    try {
+      await db.batch(writes as [typeof writes[0], ...typeof writes]);
+    } finally {
+      settingsChanged(db);
+    }
   }
   return getSettings(db);
 }
