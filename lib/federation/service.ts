@@ -740,7 +740,7 @@ export function createFederationService(
     ctx: Context<void>,
     settings: Settings,
     object: EventObject,
-    activity: Activity,
+    activity: { id: string; type: "Create" | "Update" },
   ): Promise<unknown> {
     try {
       const [rsa] = await ctx.getActorKeyPairs(settings.instance_actor);
@@ -749,8 +749,8 @@ export function createFederationService(
       const signed = await signJsonLd(
         {
           "@context": [...context, "https://w3id.org/security/v1"],
-          id: activity.id?.href,
-          type: activity instanceof Update ? "Update" : "Create",
+          id: activity.id,
+          type: activity.type,
           actor: me(settings),
           to: [AS_PUBLIC],
           cc: [`${me(settings)}/followers`],
@@ -1049,22 +1049,27 @@ export function createFederationService(
       const stamp = clock.now().getTime();
       if (is) {
         const [json] = await eventObjects([after], settings);
-        const object = await toVocabEvent(json);
+        const kind = was ? "Update" : "Create";
+        const activityId = `${json.id}#${kind.toLowerCase()}-${stamp}`;
+        await db.update(events).set({
+          ap_object: json,
+          ld_signature: await ldSignature(ctx, settings, json, {
+            id: activityId,
+            type: kind,
+          }),
+        }).where(eq(events.id, after.id));
+        // Building the vocabulary objects, signing and queueing for nobody
+        // costs several milliseconds per write.
+        if (await countFollowers(db) === 0) return;
         const Kind = was ? Update : Create;
         const activity = new Kind({
-          id: new URL(`${json.id}#${was ? "update" : "create"}-${stamp}`),
+          id: new URL(activityId),
           actor,
           to: new URL(AS_PUBLIC),
           cc: ctx.getFollowersUri(settings.instance_actor),
           published: Temporal.Instant.fromEpochMilliseconds(stamp),
-          object,
+          object: await toVocabEvent(json),
         });
-        await db.update(events).set({
-          ap_object: json,
-          ld_signature: await ldSignature(ctx, settings, json, activity),
-        }).where(eq(events.id, after.id));
-        // Signing and queueing for nobody costs several milliseconds per write.
-        if (await countFollowers(db) === 0) return;
         await ctx.sendActivity(sender, "followers", activity, {
           preferSharedInbox: true,
           // One event's activities are delivered in order (Create before Update).
