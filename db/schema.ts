@@ -177,6 +177,17 @@ export const events = sqliteTable("events", {
   index("events_ap_user_idx").on(t.apUserApId).where(
     sql`${t.apUserApId} is not null`,
   ),
+  // Series templates, newest first for the feeds: a few hundred rows. The
+  // (always null) parentId leads so that `parentId is null` is an equality
+  // here too: without statistics the planner would otherwise prefer
+  // events_parent_slot_idx, which holds every single event.
+  index("events_series_idx").on(t.parentId, t.id).where(
+    sql`${t.recurrent} is not null and ${t.parentId} is null`,
+  ),
+  // Also `events_long_last_idx` on coalesce(end_datetime, start_datetime)
+  // `where end_datetime - start_datetime > 86400`: the events longer than a
+  // day, for the "still running" half of the listings (lib/events/list.ts).
+  // Written by hand in 0005_listing_indexes.sql, like `events_last_idx`.
 ]);
 
 export const tags = sqliteTable("tags", {
@@ -194,9 +205,19 @@ export const eventTags = sqliteTable("event_tags", {
   tagId: integer("tagId").notNull().references(() => tags.id, {
     onDelete: "cascade",
   }),
+  /**
+   * Copies of the event's start and of coalesce(end, start), for the tag
+   * listing's index ranges. Kept by triggers (0005_listing_indexes.sql): filled
+   * after each insert here, updated when the event's start or end changes.
+   * Never written by the application.
+   */
+  start_datetime: integer("start_datetime"),
+  last_moment: integer("last_moment"),
 }, (t) => [
   primaryKey({ columns: [t.eventId, t.tagId] }),
   index("event_tags_tag_idx").on(t.tagId, t.eventId),
+  index("event_tags_tag_start_idx").on(t.tagId, t.start_datetime, t.eventId),
+  index("event_tags_tag_last_idx").on(t.tagId, t.last_moment),
 ]);
 
 export const messages = sqliteTable("messages", {

@@ -221,8 +221,14 @@ export function feedRoutes(deps: RouteDeps) {
       ? ""
       : `?past_days=${pastDays}`;
     if (format === "ics") {
-      const content = await calendarContent(db, scope, now, windowStart);
-      const rows: EventRow[] = [
+      const content = await calendarContent(
+        db,
+        scope,
+        now,
+        windowStart,
+        settings.instance_timezone,
+      );
+      const rows = [
         ...content.singles.map((s) => s.row),
         ...content.series.flatMap((s) => [
           s.parent.row,
@@ -328,7 +334,12 @@ export function feedRoutes(deps: RouteDeps) {
     const settings = await getSettings(db);
     const now = unixNow(deps.clock);
     const windowStart = now - DEFAULT_PAST_DAYS * DAY;
-    const content = await calendarOf(db, row, windowStart);
+    const content = await calendarOf(
+      db,
+      row,
+      windowStart,
+      settings.instance_timezone,
+    );
     const rows = [
       ...content.singles.map((s) => s.row),
       ...content.series.flatMap((s) => [

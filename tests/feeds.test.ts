@@ -11,6 +11,7 @@ import {
   call,
   createTestApp,
   expectError,
+  loginToken,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -1019,6 +1020,197 @@ Deno.test("bounds: recent events within past_days, bad past_days and unknown for
       404,
       "not_found",
     );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("ICS: overrides and strays carry their own details; occurrence changes move Last-Modified", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await setSettings(ctx, admin, { instance_timezone: "Europe/Rome" });
+    const start = NOW + HOUR;
+    const series = await createEvent(ctx, admin, {
+      title: "Reading",
+      description: "<p>Series</p>",
+      start_datetime: start,
+      end_datetime: start + HOUR,
+      tags: ["Books"],
+      place_name: "Library",
+      place_address: "Via Verdi 2",
+      recurrent: { frequency: "1w" },
+    });
+    const uid = `${series.id}@${HOST}`;
+    const { events } = await import("../db/schema.ts");
+    const { eq } = await import("drizzle-orm");
+    const occurrences = async () =>
+      (await ctx.database.db.select().from(events).where(
+        eq(events.parentId, series.id as number),
+      )).sort((a, b) => a.start_datetime - b.start_datetime);
+    // Two weeks later: three occurrences in the past, inside the window.
+    const now = NOW + 15 * DAY;
+    const guest = (await occurrences()).find((o) =>
+      o.start_datetime > now + DAY
+    )!;
+    await expectStatus(
+      await call(ctx, "PATCH", `/api/events/${guest.id}`, {
+        token: admin.token,
+        json: {
+          title: "Reading (guest)",
+          description: "<p>A guest reads</p>",
+          tags: ["Guest"],
+          place_name: "Town hall",
+          place_address: "Piazza 1",
+        },
+      }),
+      200,
+    );
+    ctx.clock.advance(15 * DAY * 1000);
+    admin.token = await loginToken(ctx, admin.email, admin.password);
+    const past = (await occurrences()).filter((o) => o.start_datetime < now);
+    assert.equal(past.length, 3);
+    // The series moves a day later: the past occurrences and the one edited
+    // on its own keep their dates, which the rule no longer gives (strays).
+    await expectStatus(
+      await call(ctx, "PUT", `/api/events/${series.id}`, {
+        token: admin.token,
+        json: {
+          title: "Reading",
+          start_datetime: start + DAY,
+          end_datetime: start + DAY + HOUR,
+        },
+      }),
+      200,
+    );
+    const after = await occurrences();
+    const special = after.find((o) =>
+      o.start_datetime > now + DAY && o.id !== guest.id
+    )!;
+    await expectStatus(
+      await call(ctx, "PATCH", `/api/events/${special.id}`, {
+        token: admin.token,
+        json: { title: "Reading (special)", tags: ["Books", "Special"] },
+      }),
+      200,
+    );
+
+    for (const path of ["/feed/ics", `/event/${series.slug}.ics`]) {
+      const cal = parseIcs(await fetchText(ctx, path));
+      const m = master(cal, uid);
+      assert.equal(prop(m, "summary"), "Reading", path);
+      // The override: its own title and tags, the series' place.
+      const [override] = overridesOf(cal, uid);
+      assert.ok(override, `${path}: no override`);
+      assert.equal(prop(override, "summary"), "Reading (special)");
+      assert.equal(timeOf(override, "recurrence-id"), special.start_datetime);
+      assert.deepEqual(
+        override.getAllProperties("categories").flatMap((p) => p.getValues()),
+        ["Books", "Special"],
+      );
+      assert.match(String(prop(override, "location")), /^Library/);
+      // The strays: single entries with their own UIDs and details.
+      for (const o of [...past, guest]) {
+        const found = vevents(cal).filter((v) =>
+          prop(v, "uid") === `${o.id}@${HOST}`
+        );
+        assert.equal(found.length, 1, `${path}: stray ${o.id}`);
+        assert.equal(timeOf(found[0], "dtstart"), o.start_datetime);
+        const mine = o.id === guest.id;
+        assert.equal(
+          prop(found[0], "summary"),
+          mine ? "Reading (guest)" : "Reading",
+        );
+        assert.deepEqual(
+          found[0].getAllProperties("categories").flatMap((p) => p.getValues()),
+          [mine ? "Guest" : "Books"],
+        );
+        assert.match(
+          String(prop(found[0], "location")),
+          mine ? /^Town hall/ : /^Library/,
+        );
+        assert.match(
+          String(prop(found[0], "description")),
+          mine ? /A guest reads/ : /Series/,
+        );
+      }
+    }
+
+    // Hiding one occurrence: an EXDATE, and Last-Modified is its change.
+    const feed = await call(ctx, "GET", "/feed/ics");
+    await feed.body?.cancel();
+    const hidden = after.findLast((o) => o.id !== special.id)!;
+    ctx.clock.advance(3_600_000);
+    await expectStatus(
+      await call(ctx, "PUT", `/api/events/${hidden.id}/toggle`, {
+        token: admin.token,
+      }),
+      200,
+    );
+    const [row] = await ctx.database.db.select().from(events).where(
+      eq(events.id, hidden.id),
+    );
+    const changed = await call(ctx, "GET", "/feed/ics");
+    const cal = parseIcs(await changed.text());
+    assert.ok(exdates(master(cal, uid)).includes(hidden.start_datetime));
+    assert.equal(
+      changed.headers.get("last-modified"),
+      row.updatedAt.toUTCString(),
+    );
+    assert.notEqual(
+      changed.headers.get("last-modified"),
+      feed.headers.get("last-modified"),
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("ICS: content is written in the time zone and window it was selected for", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await createEvent(ctx, admin, {
+      title: "Weekly",
+      recurrent: { frequency: "1w" },
+    });
+    const { calendarContent, instanceScope } = await import(
+      "../lib/feeds/select.ts"
+    );
+    const { renderCalendar } = await import("../lib/feeds/ics.ts");
+    const windowStart = NOW - 30 * DAY;
+    const content = await calendarContent(
+      ctx.database.db,
+      instanceScope(),
+      NOW,
+      windowStart,
+      "Europe/Rome",
+    );
+    assert.equal(content.timeZone, "Europe/Rome");
+    assert.equal(content.series.length, 1);
+    const options = {
+      baseUrl: BASE,
+      name: "Test",
+      now: NOW,
+      windowStart,
+      timeZone: "Europe/Rome",
+    };
+    assert.match(renderCalendar(content, options), /TZID=Europe\/Rome/);
+    assert.throws(
+      () => renderCalendar(content, { ...options, timeZone: "UTC" }),
+      /selected for Europe\/Rome/,
+    );
+    assert.throws(() =>
+      renderCalendar(content, { ...options, windowStart: windowStart - DAY })
+    );
+    // Without a zone, the instance's (UTC by default).
+    const utc = await calendarContent(
+      ctx.database.db,
+      instanceScope(),
+      NOW,
+      windowStart,
+    );
+    assert.equal(utc.timeZone, "UTC");
   } finally {
     ctx.close();
   }

@@ -54,8 +54,17 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "resources_created_idx",
       "ap_users_instance_idx",
       "filters_collection_idx",
+      "events_last_idx",
+      "events_long_last_idx",
+      "events_series_idx",
+      "event_tags_tag_start_idx",
+      "event_tags_tag_last_idx",
     ]
   ) assert.ok(indexes.has(i), `index ${i}`);
+  const triggers = await names(database, "trigger");
+  for (const t of ["event_tags_times_insert", "events_times_update"]) {
+    assert.ok(triggers.has(t), `trigger ${t}`);
+  }
 
   // Column names are the interface's field names.
   const cols = await database.db.all<{ name: string }>(
@@ -93,4 +102,85 @@ Deno.test("migrations apply to an empty file database, once, with every table an
   );
   database.close();
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("0005 copies the events' times into event_tags, and the triggers keep them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // The migrations up to 0004, as a database created before 0005 has them.
+    const source = new URL("../db/migrations/", import.meta.url);
+    const before = join(dir, "migrations");
+    await Deno.mkdir(join(before, "meta"), { recursive: true });
+    const journal = JSON.parse(
+      await Deno.readTextFile(new URL("meta/_journal.json", source)),
+    );
+    const index = journal.entries.findIndex((e: { tag: string }) =>
+      e.tag === "0005_listing_indexes"
+    );
+    assert.ok(index > 0, "0005_listing_indexes is in the journal");
+    journal.entries = journal.entries.slice(0, index);
+    await Deno.writeTextFile(
+      join(before, "meta", "_journal.json"),
+      JSON.stringify(journal),
+    );
+    for (const e of journal.entries) {
+      await Deno.copyFile(
+        new URL(`${e.tag}.sql`, source),
+        join(before, `${e.tag}.sql`),
+      );
+    }
+    const database = await openDatabase(`file:${join(dir, "old.db")}`);
+    const { migrate } = await import("drizzle-orm/libsql/migrator");
+    await migrate(database.db, { migrationsFolder: before });
+    const db = database.db;
+    await db.run(
+      `insert into events (id, title, slug, start_datetime, end_datetime, createdAt, updatedAt)
+       values (1, 'a', 'a', 1000, 5000, 0, 0), (2, 'b', 'b', 2000, null, 0, 0)`,
+    );
+    await db.run(
+      `insert into tags (id, tag, normalizedTag) values (1, 'x', 'x'), (2, 'y', 'y')`,
+    );
+    await db.run(
+      `insert into event_tags (eventId, tagId) values (1, 1), (1, 2), (2, 1)`,
+    );
+
+    await createTestApp({
+      database,
+      env: { DATABASE_URL: `file:${join(dir, "old.db")}` },
+    });
+    const times = async () =>
+      (await db.all<{
+        eventId: number;
+        tagId: number;
+        start_datetime: number | null;
+        last_moment: number | null;
+      }>(
+        `select eventId, tagId, start_datetime, last_moment from event_tags order by eventId, tagId`,
+      )).map((r) => [r.eventId, r.tagId, r.start_datetime, r.last_moment]);
+    assert.deepEqual(await times(), [
+      [1, 1, 1000, 5000],
+      [1, 2, 1000, 5000],
+      [2, 1, 2000, 2000],
+    ]);
+    // Moving an event moves its copies; a new link gets the times at once.
+    await db.run(`update events set start_datetime = 3000 where id = 2`);
+    await db.run(`update events set end_datetime = 9000 where id = 1`);
+    await db.run(`insert into event_tags (eventId, tagId) values (2, 2)`);
+    // Other columns leave them alone.
+    await db.run(`update events set title = 'c' where id = 1`);
+    assert.deepEqual(await times(), [
+      [1, 1, 1000, 9000],
+      [1, 2, 1000, 9000],
+      [2, 1, 3000, 3000],
+      [2, 2, 3000, 3000],
+    ]);
+    await db.run(`update events set end_datetime = null where id = 1`);
+    assert.deepEqual((await times()).slice(0, 2), [
+      [1, 1, 1000, 1000],
+      [1, 2, 1000, 1000],
+    ]);
+    database.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

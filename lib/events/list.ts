@@ -12,7 +12,8 @@ import {
 } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
-import { loadSummaries } from "./load.ts";
+import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
+import { loadSummaries, summaryColumns, type SummaryRow } from "./load.ts";
 import type { EventSummary } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
 import { caseInsensitiveGlob } from "../search.ts";
@@ -58,33 +59,93 @@ export interface SplitLimits {
   pastLimit: number;
 }
 
+/** One day in seconds: what the ongoing half treats as a short event. */
+const DAY = 86_400;
+
 /**
- * Events still running at `moment`, ascending by start then id, at most `limit`
- * after skipping `offset`. Two index searches instead of one scan: those
- * starting at or after `moment` (range on start), and those that began before
- * and have not ended (range on end ?? start). The second set all start
- * earlier, so the concatenation is in order.
+ * Events still running at `moment`: started before it and not ended. Two
+ * index ranges instead of every event not over yet: those that started in
+ * the last day (events_start_idx), and the events longer than a day that have
+ * not ended (the partial events_long_last_idx). Any other event that started
+ * before `moment` and has not ended lasts more than a day, so the union is
+ * the whole set; SQLite reads it as a MULTI-INDEX OR.
  */
-function runningFrom(
-  db: Db,
+function ongoingAt(moment: number): SQL {
+  const start = events.start_datetime;
+  const began = sql`${start} < ${moment}`;
+  const notEnded = sql`${lastMoment} >= ${moment}`;
+  // Written as the partial index's condition, with a literal: a bound
+  // parameter would keep SQLite from using the index.
+  const long = sql`${events.end_datetime} - ${start} > ${sql.raw(`${DAY}`)}`;
+  return or(
+    and(sql`${start} >= ${moment - DAY}`, began, notEnded),
+    and(long, notEnded, began),
+  )!;
+}
+
+/**
+ * Events still running at `moment`, ascending by start then id, at most
+ * `take`: those that began before and have not ended (ongoingAt), then those
+ * starting at or after `moment` (range on start). The first set all start
+ * earlier, so the concatenation is in order. `+ 0` keeps the planner from
+ * walking events_start_idx for the order of the first set.
+ */
+function runningFrom<T extends SQLiteSelect>(
+  from: () => T,
   moment: number,
   conditions: SQL[],
   take: number,
 ) {
   return [
-    // `+ 0` keeps the planner off the start index here: only the range on
-    // (end ?? start) bounds this set by the future, not by history.
-    db.select().from(events).where(
-      and(
-        ...conditions,
-        sql`${lastMoment} >= ${moment}`,
-        sql`${events.start_datetime} + 0 < ${moment}`,
-      ),
-    ).orderBy(sql`${events.start_datetime} + 0`, asc(events.id)).limit(take),
-    db.select().from(events).where(
+    from().where(and(...conditions, ongoingAt(moment)))
+      .orderBy(sql`${events.start_datetime} + 0`, asc(events.id)).limit(take),
+    from().where(
       and(...conditions, sql`${events.start_datetime} >= ${moment}`),
     ).orderBy(asc(events.start_datetime), asc(events.id)).limit(take),
   ] as const;
+}
+
+/**
+ * listUpcomingAndPast's selection as rows of `from` (a dynamic select from
+ * events with the columns the caller needs).
+ */
+export async function splitRows<T extends SQLiteSelect>(
+  db: Db,
+  from: () => T,
+  now: number,
+  conditions: SQL[],
+  limits: SplitLimits,
+) {
+  const [ongoing, starting] = runningFrom(
+    from,
+    now,
+    conditions,
+    limits.limit,
+  );
+  const [ongoingRows, startingRows, past] = await db.batch([
+    ongoing,
+    starting,
+    from().where(and(...conditions, sql`${lastMoment} < ${now}`))
+      .orderBy(desc(events.start_datetime), desc(events.id))
+      .limit(limits.pastLimit),
+  ]);
+  return {
+    upcoming: [...ongoingRows, ...startingRows].slice(0, limits.limit),
+    past,
+  };
+}
+
+/** Summaries of an upcoming and a past list, in one loadSummaries. */
+async function summarize(
+  db: Db,
+  upcoming: SummaryRow[],
+  past: SummaryRow[],
+): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
+  const summaries = await loadSummaries(db, [...upcoming, ...past]);
+  return {
+    events: summaries.slice(0, upcoming.length),
+    pastEvents: summaries.slice(upcoming.length),
+  };
 }
 
 /**
@@ -97,42 +158,60 @@ export async function listUpcomingAndPast(
   conditions: SQL[],
   limits: SplitLimits,
 ): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
-  const [ongoing, starting] = runningFrom(db, now, conditions, limits.limit);
-  const [ongoingRows, startingRows, past] = await db.batch([
-    ongoing,
-    starting,
-    db.select().from(events).where(
-      and(...conditions, sql`${lastMoment} < ${now}`),
-    )
-      .orderBy(desc(events.start_datetime), desc(events.id)).limit(
-        limits.pastLimit,
-      ),
-  ]);
-  const upcoming = [...ongoingRows, ...startingRows].slice(0, limits.limit);
-  const summaries = await loadSummaries(db, [...upcoming, ...past]);
-  return {
-    events: summaries.slice(0, upcoming.length),
-    pastEvents: summaries.slice(upcoming.length),
-  };
+  const { upcoming, past } = await splitRows(
+    db,
+    () => db.select(summaryColumns).from(events).$dynamic(),
+    now,
+    conditions,
+    limits,
+  );
+  return await summarize(db, upcoming, past);
 }
 
-/** The tag listing: tags match case-insensitively, whatever their spelling. */
+/**
+ * The tag listing: tags match case-insensitively, whatever their spelling.
+ * Same rule and order as listUpcomingAndPast, read through the copies of the
+ * events' times in event_tags: each query reads at most its limit plus the
+ * tag's events that have not ended, whatever the tag's history. The unary
+ * `+` keeps a column out of the index choice where the other index is the
+ * one that bounds the query.
+ */
 export async function listByTag(
   db: Db,
   now: number,
   tag: string,
   showRecurrent: boolean,
   limits: SplitLimits,
-) {
+): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
   const [tagRow] = await db.select({ id: tags.id }).from(tags).where(
     eq(tags.normalizedTag, normalizeTag(tag)),
   );
   if (!tagRow) return { events: [], pastEvents: [] };
-  return listUpcomingAndPast(
+  const listable = listableConditions(showRecurrent);
+  const tagged = (...conditions: SQL[]) =>
+    db.select(summaryColumns).from(eventTags)
+      .innerJoin(events, eq(events.id, eventTags.eventId))
+      .where(and(eq(eventTags.tagId, tagRow.id), ...conditions, ...listable));
+  const [ongoing, starting, past] = await db.batch([
+    // Not ended (event_tags_tag_last_idx), started before now.
+    tagged(
+      sql`${eventTags.last_moment} >= ${now}`,
+      sql`+${eventTags.start_datetime} < ${now}`,
+    ).orderBy(sql`+${eventTags.start_datetime}`, sql`+${eventTags.eventId}`)
+      .limit(limits.limit),
+    // Starting from now, in the order of event_tags_tag_start_idx.
+    tagged(sql`${eventTags.start_datetime} >= ${now}`)
+      .orderBy(asc(eventTags.start_datetime), asc(eventTags.eventId))
+      .limit(limits.limit),
+    // Ended, latest start first: event_tags_tag_start_idx backwards.
+    tagged(sql`+${eventTags.last_moment} < ${now}`)
+      .orderBy(desc(eventTags.start_datetime), desc(eventTags.eventId))
+      .limit(limits.pastLimit),
+  ]);
+  return await summarize(
     db,
-    now,
-    [...listableConditions(showRecurrent), withAnyTag([tagRow.id])],
-    limits,
+    [...ongoing, ...starting].slice(0, limits.limit),
+    past,
   );
 }
 
@@ -177,7 +256,7 @@ export async function searchEvents(
   }
   const offset = (q.page - 1) * q.max;
   const [ongoing, starting] = runningFrom(
-    db,
+    () => db.select(summaryColumns).from(events).$dynamic(),
     q.start,
     conditions,
     offset + q.max,
@@ -193,7 +272,9 @@ export async function listOwnEvents(
   page: number,
   max: number,
 ): Promise<EventSummary[]> {
-  const rows = await db.select().from(events).where(eq(events.userId, userId))
+  const rows = await db.select(summaryColumns).from(events).where(
+    eq(events.userId, userId),
+  )
     .orderBy(desc(events.start_datetime), desc(events.id))
     .limit(max).offset((page - 1) * max);
   return loadSummaries(db, rows);

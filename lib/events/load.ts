@@ -27,10 +27,34 @@ export const CHILDREN_LIMIT = 100;
 /** How many resources (replies) the full form lists. */
 export const RESOURCES_LIMIT = 100;
 
+/** The event columns a summary is built from (see serializeEventSummary). */
+export const summaryColumns = {
+  id: events.id,
+  slug: events.slug,
+  status: events.status,
+  title: events.title,
+  media: events.media,
+  start_datetime: events.start_datetime,
+  end_datetime: events.end_datetime,
+  placeId: events.placeId,
+};
+
+/** What a summary needs of an event row: any wider row will do. */
+export type SummaryRow = Pick<EventRow, keyof typeof summaryColumns>;
+
+/** The place columns a summary shows (see serializePlaceSummary). */
+const placeSummaryColumns = {
+  id: places.id,
+  name: places.name,
+  address: places.address,
+  latitude: places.latitude,
+  longitude: places.longitude,
+};
+
 /** Summaries of event rows, in their order: two queries whatever the number of rows. */
 export async function loadSummaries(
   db: Db,
-  rows: EventRow[],
+  rows: SummaryRow[],
 ): Promise<EventSummary[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
@@ -42,7 +66,7 @@ export async function loadSummaries(
       .from(eventTags).innerJoin(tags, eq(tags.id, eventTags.tagId))
       .where(inArray(eventTags.eventId, ids))
       .orderBy(asc(tags.normalizedTag)),
-    db.select().from(places).where(
+    db.select(placeSummaryColumns).from(places).where(
       inArray(places.id, placeIds.length ? placeIds : [-1]),
     ),
   ]);
@@ -52,11 +76,17 @@ export async function loadSummaries(
     list.push(t.tag);
     tagsByEvent.set(t.eventId, list);
   }
-  const placeById = new Map<number, PlaceRow>(placeRows.map((p) => [p.id, p]));
+  const placeById = new Map(placeRows.map((p) => [p.id, p]));
   return rows.map((r) =>
     serializeEventSummary(
-      r,
-      r.placeId !== null ? placeById.get(r.placeId) : null,
+      // serializeEventSummary and serializePlaceSummary read only the columns
+      // selected above (summaryColumns, placeSummaryColumns); their parameter
+      // types are the full rows.
+      r as EventRow,
+      (r.placeId !== null ? placeById.get(r.placeId) : null) as
+        | PlaceRow
+        | null
+        | undefined,
       tagsByEvent.get(r.id) ?? [],
     )
   );

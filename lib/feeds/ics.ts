@@ -54,15 +54,18 @@ import ical, {
   ICalEventStatus,
 } from "ical-generator";
 import type { EventStatus } from "../../db/schema.ts";
-import type { CalendarContent, FeedEvent } from "./select.ts";
-import { planSeries, type RulePlan } from "./series.ts";
+import type { CalendarContent, FeedEvent, FeedOccurrence } from "./select.ts";
+import type { RulePlan } from "./series.ts";
 import { vtimezone } from "./vtimezone.ts";
 import { htmlToText } from "./words.ts";
 import { icalLocal, isUtc, wallClock, zonedInstant } from "./zoned.ts";
 
 export interface IcsOptions {
   baseUrl: string;
-  /** The instance time zone (IANA). */
+  /**
+   * The instance time zone (IANA). Must be the one the content was selected
+   * and planned in (CalendarContent.timeZone).
+   */
   timeZone: string;
   /** X-WR-CALNAME. */
   name: string;
@@ -71,7 +74,10 @@ export interface IcsOptions {
   sourceUrl?: string;
   /** Unix seconds. */
   now: number;
-  /** Unix seconds: entries ended before this are left out. */
+  /**
+   * Unix seconds: entries ended before this are left out. Must be the
+   * content's (CalendarContent.windowStart).
+   */
   windowStart: number;
 }
 
@@ -181,19 +187,32 @@ function recurrenceLines(
   return lines.join("\n");
 }
 
+/** The entry of an occurrence the plan writes out (loaded by select.ts). */
+function entryOf(occurrence: FeedOccurrence): FeedEvent {
+  if (occurrence.entry) return occurrence.entry;
+  throw new Error(`Occurrence ${occurrence.row.id} was not loaded in full`);
+}
+
 /** The VCALENDAR text of a feed's (or one event's) content. */
 export function renderCalendar(
   content: CalendarContent,
   options: IcsOptions,
 ): string {
   const tz = options.timeZone;
+  // The plans (and which occurrences were read in full) depend on both.
+  if (tz !== content.timeZone || options.windowStart !== content.windowStart) {
+    throw new Error(
+      `Calendar content selected for ${content.timeZone} from ` +
+        `${content.windowStart}, written for ${tz} from ${options.windowStart}`,
+    );
+  }
   // UTC series are written in UTC (`Z`), like single events.
   const eventZone = isUtc(tz) ? null : tz;
   const at = (seconds: number) => zonedInstant(seconds * 1000, tz);
   const entries: ICalEventData[] = [];
   let earliest = options.windowStart;
   for (const series of content.series) {
-    const plan = planSeries(series, tz, options.windowStart);
+    const plan = series.plan;
     if (!plan) continue;
     earliest = Math.min(earliest, plan.anchor);
     const uid = eventUid(series.parent.row.id, options.baseUrl);
@@ -208,7 +227,7 @@ export function renderCalendar(
     for (const { slot, occurrence } of plan.overrides) {
       const o = occurrence.row;
       entries.push({
-        ...details(occurrence, options),
+        ...details(entryOf(occurrence), options),
         id: uid,
         timezone: eventZone,
         recurrenceId: at(slot),
@@ -216,7 +235,9 @@ export function renderCalendar(
         end: o.end_datetime === null ? null : at(o.end_datetime),
       });
     }
-    for (const stray of plan.strays) entries.push(singleEvent(stray, options));
+    for (const stray of plan.strays) {
+      entries.push(singleEvent(entryOf(stray), options));
+    }
   }
   for (const single of content.singles) {
     entries.push(singleEvent(single, options));

@@ -7,7 +7,6 @@ import {
   and,
   desc,
   eq,
-  getTableColumns,
   inArray,
   isNotNull,
   isNull,
@@ -28,14 +27,12 @@ import {
 } from "../../db/schema.ts";
 import { selectionCondition } from "../curation/collections.ts";
 import { notFound } from "../errors.ts";
-import {
-  lastMoment,
-  listUpcomingAndPast,
-  withAnyTagName,
-} from "../events/list.ts";
-import { loadSummaries } from "../events/load.ts";
+import { lastMoment, splitRows, withAnyTagName } from "../events/list.ts";
+import { loadSummaries, summaryColumns } from "../events/load.ts";
 import type { EventRow, EventSummary } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
+import { getSettings } from "../settings.ts";
+import { planSeries, type SeriesPlan } from "./series.ts";
 
 /** At most this many upcoming entries (and as many recent ones, and series). */
 export const FEED_LIMIT = 200;
@@ -43,22 +40,80 @@ export const FEED_LIMIT = 200;
 export const DEFAULT_PAST_DAYS = 30;
 export const MAX_PAST_DAYS = 365;
 
+/**
+ * The columns feed entries are written from: a summary's, and the text, the
+ * recurrence rule and the dates of the entry (not the ActivityPub columns).
+ */
+const feedColumns = {
+  ...summaryColumns,
+  description: events.description,
+  online_locations: events.online_locations,
+  recurrent: events.recurrent,
+  sequence: events.sequence,
+  createdAt: events.createdAt,
+  updatedAt: events.updatedAt,
+};
+
+export type FeedRow = Pick<EventRow, keyof typeof feedColumns>;
+
+/** Selects feed rows (for splitRows and the like). */
+function feedRows(db: Db) {
+  return db.select(feedColumns).from(events).$dynamic();
+}
+
 /** An event with what a feed entry shows of its place and tags. */
 export interface FeedEvent {
-  row: EventRow;
+  row: FeedRow;
   place: EventSummary["place"];
   tags: string[];
 }
 
+/** What a calendar reads of every occurrence of an exported series. */
+export type OccurrenceRow = Pick<
+  EventRow,
+  | "id"
+  | "parentId"
+  | "recurrence_slot"
+  | "status"
+  | "occurrence_edited"
+  | "start_datetime"
+  | "end_datetime"
+  | "updatedAt"
+>;
+
+/** An occurrence as seriesOccurrences packs it (integers as stored). */
+type PackedOccurrence = [
+  id: number,
+  slot: number | null,
+  status: EventRow["status"],
+  edited: number,
+  start: number,
+  end: number | null,
+  updatedAtMs: number,
+  selected: number,
+];
+
 /** An occurrence of an exported series, and whether the feed's scope selects it. */
-export interface FeedOccurrence extends FeedEvent {
+export interface FeedOccurrence {
+  row: OccurrenceRow;
   selected: boolean;
+  /**
+   * The occurrence as an entry of its own (full row, place, tags): loaded
+   * only for those the calendar writes out, the overrides and strays of the
+   * series' plan in the content's time zone; null for the others.
+   */
+  entry: FeedEvent | null;
 }
 
 export interface FeedSeries {
   parent: FeedEvent;
   /** Its occurrences in the window and ahead (those materialised). */
   occurrences: FeedOccurrence[];
+  /**
+   * How the series is written (CalendarContent.timeZone and windowStart);
+   * null when its rule cannot be read.
+   */
+  plan: SeriesPlan | null;
 }
 
 export type ScopeKind = "instance" | "tag" | "place" | "collection";
@@ -148,20 +203,14 @@ export async function settingsModifiedAt(db: Db): Promise<Date | null> {
   return row?.at ?? null;
 }
 
-/** Full rows of summaries, in their order. */
-async function withRows(
-  db: Db,
-  summaries: EventSummary[],
-): Promise<FeedEvent[]> {
-  if (summaries.length === 0) return [];
-  const rows = await db.select().from(events).where(
-    inArray(events.id, summaries.map((s) => s.id)),
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return summaries.flatMap((s) => {
-    const row = byId.get(s.id);
-    return row ? [{ row, place: s.place, tags: s.tags }] : [];
-  });
+/** Rows with the place and tags their entries show, in their order. */
+async function asFeedEvents(db: Db, rows: FeedRow[]): Promise<FeedEvent[]> {
+  const summaries = await loadSummaries(db, rows);
+  return rows.map((row, i) => ({
+    row,
+    place: summaries[i].place,
+    tags: summaries[i].tags,
+  }));
 }
 
 /**
@@ -183,31 +232,57 @@ export async function feedEntries(
     sql`${lastMoment} >= ${windowStart}`,
   ];
   if (!showRecurrent) conditions.push(isNull(events.parentId));
-  const lists = await listUpcomingAndPast(db, now, conditions, {
-    limit: FEED_LIMIT,
-    pastLimit: FEED_LIMIT,
-  });
-  return withRows(db, [...lists.events, ...lists.pastEvents]);
+  const { upcoming, past } = await splitRows(
+    db,
+    () => feedRows(db),
+    now,
+    conditions,
+    { limit: FEED_LIMIT, pastLimit: FEED_LIMIT },
+  );
+  return await asFeedEvents(db, [...upcoming, ...past]);
 }
 
 export interface CalendarContent {
   /** Single events, and occurrences not exported through their series. */
   singles: FeedEvent[];
   series: FeedSeries[];
+  /** The time zone the series were planned in (FeedSeries.plan). */
+  timeZone: string;
+  /** Unix seconds: the start of the window the series were planned for. */
+  windowStart: number;
 }
 
-/** The occurrences of these series from `windowStart` on, each marked selected or not. */
+/**
+ * The occurrences of these series from `windowStart` on, each marked selected
+ * or not, and the plan of each series in `timeZone`. Every occurrence is read
+ * with the few columns planSeries needs; full rows, places and tags only for
+ * those the plans write out as entries of their own (overrides and strays).
+ */
 async function seriesOccurrences(
   db: Db,
-  parents: EventRow[],
+  parents: FeedRow[],
   selected: SQL[],
   windowStart: number,
+  timeZone: string,
 ): Promise<FeedSeries[]> {
   if (parents.length === 0) return [];
-  const parentSummaries = await loadSummaries(db, parents);
-  const rows = await db.select({
-    ...getTableColumns(events),
-    selected: sql<number>`case when ${and(...selected)} then 1 else 0 end`,
+  const parentEntries = await asFeedEvents(db, parents);
+  // One row per series, its occurrences packed as JSON arrays (in the order
+  // of PackedOccurrence): the client builds an object per row and cell, which
+  // costs far more than the query.
+  const fields = sql.join([
+    events.id,
+    events.recurrence_slot,
+    events.status,
+    events.occurrence_edited,
+    events.start_datetime,
+    events.end_datetime,
+    events.updatedAt,
+    sql`case when ${and(...selected)} then 1 else 0 end`,
+  ], sql`, `);
+  const packed = await db.select({
+    parentId: events.parentId,
+    occurrences: sql<string>`json_group_array(json_array(${fields}))`,
   }).from(events).where(
     and(
       inArray(events.parentId, parents.map((p) => p.id)),
@@ -216,47 +291,77 @@ async function seriesOccurrences(
         sql`${events.recurrence_slot} >= ${windowStart}`,
       ),
     ),
-  );
-  const occurrenceRows = rows.map(({ selected: _s, ...row }) => row);
-  const summaries = await loadSummaries(db, occurrenceRows);
+  ).groupBy(events.parentId);
   const byParent = new Map<number, FeedOccurrence[]>();
-  rows.forEach((r, i) => {
-    const list = byParent.get(r.parentId!) ?? [];
-    list.push({
-      row: occurrenceRows[i],
-      place: summaries[i].place,
-      tags: summaries[i].tags,
-      selected: Number(r.selected) === 1,
-    });
-    byParent.set(r.parentId!, list);
-  });
-  return parents.map((p, i) => ({
-    parent: {
-      row: p,
-      place: parentSummaries[i].place,
-      tags: parentSummaries[i].tags,
-    },
-    occurrences: (byParent.get(p.id) ?? []).sort((a, b) =>
+  for (const { parentId, occurrences } of packed) {
+    byParent.set(
+      parentId!,
+      (JSON.parse(occurrences) as PackedOccurrence[]).map((
+        [id, slot, status, edited, start, end, updatedAt, selected],
+      ) => ({
+        row: {
+          id,
+          parentId,
+          recurrence_slot: slot,
+          status,
+          occurrence_edited: edited === 1,
+          start_datetime: start,
+          end_datetime: end,
+          updatedAt: new Date(updatedAt),
+        },
+        selected: selected === 1,
+        entry: null,
+      })),
+    );
+  }
+  const shown = new Map<number, FeedOccurrence>();
+  const series = parents.map((p, i) => {
+    const occurrences = (byParent.get(p.id) ?? []).sort((a, b) =>
       a.row.start_datetime - b.row.start_datetime || a.row.id - b.row.id
-    ),
-  }));
+    );
+    const parent = parentEntries[i];
+    const plan = planSeries({ parent, occurrences }, timeZone, windowStart);
+    for (const { occurrence } of plan?.overrides ?? []) {
+      shown.set(occurrence.row.id, occurrence);
+    }
+    for (const stray of plan?.strays ?? []) shown.set(stray.row.id, stray);
+    return { parent, occurrences, plan };
+  });
+  if (shown.size > 0) {
+    const full = await feedRows(db).where(
+      inArray(events.id, [...shown.keys()]),
+    );
+    for (const entry of await asFeedEvents(db, full)) {
+      shown.get(entry.row.id)!.entry = entry;
+    }
+  }
+  return series;
+}
+
+/** The instance time zone, unless the caller has it already. */
+async function zoneOf(db: Db, timeZone: string | undefined): Promise<string> {
+  return timeZone ?? (await getSettings(db)).instance_timezone;
 }
 
 /**
  * What a calendar (ICS) feed exports. A series whose template the scope
  * selects is exported once, whole; occurrences the scope selects whose
  * series is not exported are single entries. Fixed number of queries.
+ * `timeZone` is the instance time zone the calendar is written in (read
+ * from the settings when not given).
  */
 export async function calendarContent(
   db: Db,
   scope: FeedScope,
   now: number,
   windowStart: number,
+  timeZone?: string,
 ): Promise<CalendarContent> {
+  const zone = await zoneOf(db, timeZone);
   const visible = [eq(events.is_visible, true), ...scope.conditions];
-  // Newest series first when there are more than the limit. Remote events
-  // never carry a series.
-  const parents = await db.select().from(events).where(
+  // Newest series first when there are more than the limit (through the
+  // partial index events_series_idx). Remote events never carry a series.
+  const parents = await feedRows(db).where(
     and(
       ...visible,
       isNotNull(events.recurrent),
@@ -264,10 +369,17 @@ export async function calendarContent(
       isNull(events.apUserApId),
     ),
   ).orderBy(desc(events.id)).limit(FEED_LIMIT);
-  const series = await seriesOccurrences(db, parents, visible, windowStart);
-  const exported = parents.map((p) => p.id);
-  const lists = await listUpcomingAndPast(
+  const series = await seriesOccurrences(
     db,
+    parents,
+    visible,
+    windowStart,
+    zone,
+  );
+  const exported = parents.map((p) => p.id);
+  const { upcoming, past } = await splitRows(
+    db,
+    () => feedRows(db),
     now,
     [
       ...visible,
@@ -285,17 +397,24 @@ export async function calendarContent(
     { limit: FEED_LIMIT, pastLimit: FEED_LIMIT },
   );
   return {
-    singles: await withRows(db, [...lists.events, ...lists.pastEvents]),
+    singles: await asFeedEvents(db, [...upcoming, ...past]),
     series,
+    timeZone: zone,
+    windowStart,
   };
 }
 
-/** One event (or a whole series) for the single-event ICS endpoints. */
+/**
+ * One event (or a whole series) for the single-event ICS endpoints;
+ * `timeZone` as for calendarContent.
+ */
 export async function calendarOf(
   db: Db,
   row: EventRow,
   windowStart: number,
+  timeZone?: string,
 ): Promise<CalendarContent> {
+  const zone = await zoneOf(db, timeZone);
   if (row.recurrent && row.parentId === null && row.apUserApId === null) {
     return {
       singles: [],
@@ -304,13 +423,17 @@ export async function calendarOf(
         [row],
         [eq(events.is_visible, true)],
         windowStart,
+        zone,
       ),
+      timeZone: zone,
+      windowStart,
     };
   }
-  const [summary] = await loadSummaries(db, [row]);
   return {
-    singles: [{ row, place: summary.place, tags: summary.tags }],
+    singles: await asFeedEvents(db, [row]),
     series: [],
+    timeZone: zone,
+    windowStart,
   };
 }
 

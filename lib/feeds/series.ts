@@ -79,7 +79,7 @@ export function rulePlan(
  * Slots past the materialised horizon are left to the rule.
  */
 export function planSeries(
-  series: FeedSeries,
+  series: Pick<FeedSeries, "parent" | "occurrences">,
   timeZone: string,
   windowStart: number,
 ): SeriesPlan | null {
