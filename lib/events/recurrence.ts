@@ -186,8 +186,13 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return fmt;
 }
 
+/** Zone names that are UTC at every instant. */
+const FIXED_UTC = new Set(["UTC", "Etc/UTC", "Etc/UCT", "Etc/GMT", "GMT"]);
+
 /** Zone offset (local minus UTC, ms) in force at an instant. */
 function offsetMs(instantMs: number, timeZone: string): number {
+  // The default zone: no need to ask Intl (three calls per series slot).
+  if (FIXED_UTC.has(timeZone)) return 0;
   // Work on whole seconds; Intl does not report milliseconds.
   const instant = Math.floor(instantMs / 1000) * 1000;
   const parts: Record<string, string> = {};
