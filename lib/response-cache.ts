@@ -11,7 +11,8 @@ import type { Clock } from "./clock.ts";
 export interface CachedAnswer {
   status: number;
   headers: [string, string][];
-  body: Uint8Array;
+  /** Never changed: `new Response(body)` copies the bytes (Fetch spec). */
+  body: Uint8Array<ArrayBuffer>;
 }
 
 interface Entry {

@@ -62,7 +62,7 @@ function replay(
       return new Response(null, { status: 304, headers: kept });
     }
   }
-  return new Response(answer.body.slice(), {
+  return new Response(answer.body, {
     status: answer.status,
     headers,
   });
