@@ -11,8 +11,12 @@ import type { Clock } from "./clock.ts";
 export interface CachedAnswer {
   status: number;
   headers: [string, string][];
-  /** Never changed: `new Response(body)` copies the bytes (Fetch spec). */
-  body: Uint8Array<ArrayBuffer>;
+  /**
+   * The text of the body. A string is shared by every hit and handed to the
+   * HTTP layer as is, so a hit allocates nothing the garbage collector must
+   * reclaim (bytes would be copied into a new buffer per Response).
+   */
+  body: string;
 }
 
 interface Entry {
@@ -111,7 +115,7 @@ export class ResponseCache {
   }
 
   #store(key: string, marker: string, storedAt: number, answer: CachedAnswer) {
-    const size = answer.body.byteLength +
+    const size = answer.body.length * 2 +
       answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
     // One answer larger than a quarter of the budget would evict too much.
     if (size > this.#options.maxBytes / 4) return;

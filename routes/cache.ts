@@ -22,14 +22,18 @@ export function isCacheablePath(path: string): boolean {
   return CACHEABLE.some((re) => re.test(path));
 }
 
+/** Bodies kept as text: JSON, XML, iCalendar and other text types. */
+const TEXTUAL = /^(text\/|application\/([a-z.+-]*\+)?(json|xml)\b)/i;
+
 async function capture(res: Response): Promise<CachedAnswer | null> {
   if (res.status !== 200 || res.headers.has("set-cookie")) return null;
+  if (!TEXTUAL.test(res.headers.get("content-type") ?? "")) return null;
   const cacheControl = res.headers.get("cache-control") ?? "";
   if (/no-store|private/i.test(cacheControl)) return null;
   return {
     status: res.status,
     headers: [...res.headers.entries()],
-    body: new Uint8Array(await res.clone().arrayBuffer()),
+    body: await res.clone().text(),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { unixNow } from "../lib/clock.ts";
 import { notFound } from "../lib/errors.ts";
 import type { EventRow } from "../lib/events/serialize.ts";
+import { createLimiter } from "../lib/limit.ts";
 import { etagOf, httpDate, notModified } from "../lib/feeds/conditional.ts";
 import { renderCalendar } from "../lib/feeds/ics.ts";
 import {
@@ -122,6 +123,9 @@ const collectionRoute = feedRoute(
   z.object({ format: FormatParam, name: z.string().min(1).max(200) }),
 );
 
+/** How many feeds are built at the same time; more requests wait their turn. */
+const FEED_BUILDS_AT_ONCE = 2;
+
 /** Sets the open CORS headers first, so that error answers carry them too. */
 const openCors: MiddlewareHandler = async (c, next) => {
   c.header("Access-Control-Allow-Origin", "*");
@@ -205,7 +209,19 @@ export function feedRoutes(deps: RouteDeps) {
     }
   };
 
-  const serveFeed = async (
+  // A feed of a large instance takes tens of milliseconds and megabytes to
+  // build: a few at a time finish sooner than many fighting for one thread
+  // and the heap (the public-read cache then serves repeats).
+  const feedBuilds = createLimiter(FEED_BUILDS_AT_ONCE);
+
+  const serveFeed = (
+    c: Context<AppEnv>,
+    format: FeedFormat,
+    scope: FeedScope,
+    pastDays: number,
+  ) => feedBuilds.run(() => buildFeed(c, format, scope, pastDays));
+
+  const buildFeed = async (
     c: Context<AppEnv>,
     format: FeedFormat,
     scope: FeedScope,

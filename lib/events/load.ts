@@ -162,8 +162,9 @@ export async function loadEventFull(
         ? db.select().from(apUsers).where(eq(apUsers.ap_id, event.apUserApId))
         : null,
     ),
+    // An event created a moment ago has no messages and no resources yet.
     optional(
-      moderator || owner
+      (moderator || owner) && !options.justCreated
         ? db.select().from(messages).where(
           and(
             eq(messages.eventId, event.id),
@@ -172,13 +173,15 @@ export async function loadEventFull(
         ).orderBy(asc(messages.createdAt), asc(messages.id))
         : null,
     ),
-    db.select().from(resources).where(
-      and(
-        eq(resources.eventId, event.id),
-        moderator ? undefined : eq(resources.hidden, false),
+    optional(
+      options.justCreated ? null : db.select().from(resources).where(
+        and(
+          eq(resources.eventId, event.id),
+          moderator ? undefined : eq(resources.hidden, false),
+        ),
+      ).orderBy(desc(resources.createdAt), desc(resources.id)).limit(
+        RESOURCES_LIMIT,
       ),
-    ).orderBy(desc(resources.createdAt), desc(resources.id)).limit(
-      RESOURCES_LIMIT,
     ),
   ] as const;
   const present: unknown[] = queries.filter((q) => q !== null);
