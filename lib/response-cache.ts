@@ -23,6 +23,7 @@ interface Entry {
   answer: CachedAnswer;
   marker: string;
   storedAt: number;
+  ttlMs: number;
   size: number;
 }
 
@@ -63,18 +64,20 @@ export class ResponseCache {
    * The cached answer for `key` under `marker`, or the result of `compute`
    * (stored when it returns an answer; null means "not cacheable").
    * Concurrent calls with the same key and marker share one computation.
+   * `ttlMs` may lengthen the default lifetime for answers that allow it.
    */
   async getOrCompute(
     key: string,
     marker: string,
     compute: () => Promise<CachedAnswer | null>,
+    ttlMs = this.#options.ttlMs,
   ): Promise<{ answer: CachedAnswer | null; hit: boolean }> {
     const now = this.#options.clock.now().getTime();
     const entry = this.#entries.get(key);
     if (entry) {
       const age = now - entry.storedAt;
       if (
-        entry.marker === marker && age >= 0 && age < this.#options.ttlMs
+        entry.marker === marker && age >= 0 && age < entry.ttlMs
       ) {
         // Map order is recency order: move the entry to the end.
         this.#entries.delete(key);
@@ -97,7 +100,7 @@ export class ResponseCache {
     this.#inFlight.set(flightKey, flight.catch(() => null));
     try {
       const answer = await flight;
-      if (answer) this.#store(key, marker, now, answer);
+      if (answer) this.#store(key, { answer, marker, storedAt: now, ttlMs });
       return { answer, hit: false };
     } finally {
       this.#inFlight.delete(flightKey);
@@ -114,14 +117,14 @@ export class ResponseCache {
     };
   }
 
-  #store(key: string, marker: string, storedAt: number, answer: CachedAnswer) {
-    const size = answer.body.length * 2 +
-      answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
+  #store(key: string, fresh: Omit<Entry, "size">) {
+    const size = fresh.answer.body.length * 2 +
+      fresh.answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
     // One answer larger than a quarter of the budget would evict too much.
     if (size > this.#options.maxBytes / 4) return;
     const old = this.#entries.get(key);
     if (old) this.#remove(key, old);
-    this.#entries.set(key, { answer, marker, storedAt, size });
+    this.#entries.set(key, { ...fresh, size });
     this.#bytes += size;
     for (const [k, e] of this.#entries) {
       if (this.#bytes <= this.#options.maxBytes) break;

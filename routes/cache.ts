@@ -17,6 +17,12 @@ const CACHEABLE = [
   /^\/feed\/[^/]+(\/(tag|place|collection)\/[^/]+)?$/,
 ];
 
+/**
+ * Feeds tell clients they may keep them five minutes (max-age=300) and cost
+ * the most to build: they are kept a minute, unless a write ends that sooner.
+ */
+const FEED_TTL_MS = 60_000;
+
 /** Whether a GET of `path` may be answered from the public-read cache. */
 export function isCacheablePath(path: string): boolean {
   return CACHEABLE.some((re) => re.test(path));
@@ -90,12 +96,15 @@ export function publicReadCache(
     const url = new URL(c.req.url);
     const key = `${url.pathname}${url.search}\n${c.req.header("accept") ?? ""}`;
     let ran = false;
+    const ttl = c.req.path.startsWith("/feed/")
+      ? Math.max(deps.config.publicCacheMs, FEED_TTL_MS)
+      : deps.config.publicCacheMs;
     const { answer } = await cache.getOrCompute(key, marker, async () => {
       ran = true;
       await next();
       // Conditional requests may answer 304: nothing to keep, the handler answered.
       return await capture(c.res);
-    });
+    }, ttl);
     if (ran) return;
     if (answer) return c.res = replay(answer, c.req.raw);
   };

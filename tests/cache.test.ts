@@ -264,3 +264,26 @@ Deno.test("concurrent misses of one answer share a single computation", async ()
   );
   ctx.close();
 });
+
+Deno.test("feeds are kept a minute (clients may keep them five), unless a write comes first", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  await createEvent(ctx, token, { title: "Feed one" });
+  assert.match(await (await call(ctx, "GET", "/feed/rss")).text(), /Feed one/);
+  ctx.clock.advance(30_000);
+  assert.equal(
+    await statementsDuring(ctx, async () => {
+      await (await call(ctx, "GET", "/feed/rss")).text();
+    }),
+    1,
+  );
+  ctx.clock.advance(31_000);
+  assert.ok(
+    await statementsDuring(ctx, async () => {
+      await (await call(ctx, "GET", "/feed/rss")).text();
+    }) > 1,
+  );
+  await createEvent(ctx, token, { title: "Feed two" });
+  assert.match(await (await call(ctx, "GET", "/feed/rss")).text(), /Feed two/);
+  ctx.close();
+});
