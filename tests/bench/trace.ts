@@ -77,6 +77,8 @@ if (import.meta.main) {
     LOG_LEVEL: "warning",
     ADMIN_EMAIL: "trace-admin@bench.invalid",
     ADMIN_PASSWORD: "trace-admin-password",
+    // Misses are what a trace is for: the public-read cache is off unless asked.
+    PUBLIC_CACHE_MS: Deno.env.get("PUBLIC_CACHE_MS") ?? "0",
   });
   const database = await openDatabase(config.databaseUrl);
   const log = createLogger("warning");
