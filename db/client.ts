@@ -32,17 +32,6 @@ export interface Database {
   close(): void;
 }
 
-/** Completed write statements per Drizzle handle (see `writeGenerationOf`). */
-const writeCounters = new WeakMap<object, { count: number }>();
-
-/**
- * How many writes this Drizzle handle has completed: a cheap, synchronous
- * marker for in-process caches (undefined for a transaction's handle).
- */
-export function writeGenerationOf(db: object): number | undefined {
-  return writeCounters.get(db)?.count;
-}
-
 /** Statements that only read: SELECT, EXPLAIN, and PRAGMA without a value. */
 const READ_ONLY = /^\s*(select|explain)\b|^\s*pragma\s+[a-z_]+\s*;?\s*$/i;
 
@@ -151,7 +140,6 @@ export async function openDatabase(
     db = drizzle(client, { schema: fullSchema }) as unknown as Db;
     close = () => client.close();
   }
-  writeCounters.set(db, counter);
   let queue: Promise<unknown> = Promise.resolve();
   return {
     db,

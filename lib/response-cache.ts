@@ -35,21 +35,11 @@ export interface ResponseCacheOptions {
   clock: Clock;
 }
 
-/** Counters for diagnosis and tests. */
-export interface ResponseCacheStats {
-  hits: number;
-  misses: number;
-  entries: number;
-  bytes: number;
-}
-
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
   readonly #inFlight = new Map<string, Promise<CachedAnswer | null>>();
   readonly #options: ResponseCacheOptions;
   #bytes = 0;
-  #hits = 0;
-  #misses = 0;
 
   constructor(options: ResponseCacheOptions) {
     this.#options = options;
@@ -71,7 +61,7 @@ export class ResponseCache {
     marker: string,
     compute: () => Promise<CachedAnswer | null>,
     ttlMs = this.#options.ttlMs,
-  ): Promise<{ answer: CachedAnswer | null; hit: boolean }> {
+  ): Promise<CachedAnswer | null> {
     const now = this.#options.clock.now().getTime();
     const entry = this.#entries.get(key);
     if (entry) {
@@ -82,39 +72,25 @@ export class ResponseCache {
         // Map order is recency order: move the entry to the end.
         this.#entries.delete(key);
         this.#entries.set(key, entry);
-        this.#hits++;
-        return { answer: entry.answer, hit: true };
+        return entry.answer;
       }
       this.#remove(key, entry);
     }
-    this.#misses++;
     const flightKey = `${marker}\n${key}`;
     const running = this.#inFlight.get(flightKey);
     if (running) {
-      const answer = await running;
       // A shared answer that was not cacheable (an error, say) is not shared.
-      if (answer) return { answer, hit: true };
-      return { answer: await compute(), hit: false };
+      return await running ?? await compute();
     }
     const flight = compute();
     this.#inFlight.set(flightKey, flight.catch(() => null));
     try {
       const answer = await flight;
       if (answer) this.#store(key, { answer, marker, storedAt: now, ttlMs });
-      return { answer, hit: false };
+      return answer;
     } finally {
       this.#inFlight.delete(flightKey);
     }
-  }
-
-  /** Hit and miss counts and the current size. */
-  stats(): ResponseCacheStats {
-    return {
-      hits: this.#hits,
-      misses: this.#misses,
-      entries: this.#entries.size,
-      bytes: this.#bytes,
-    };
   }
 
   #store(key: string, fresh: Omit<Entry, "size">) {

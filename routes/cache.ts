@@ -24,7 +24,7 @@ const CACHEABLE = [
 const FEED_TTL_MS = 60_000;
 
 /** Whether a GET of `path` may be answered from the public-read cache. */
-export function isCacheablePath(path: string): boolean {
+function isCacheablePath(path: string): boolean {
   return CACHEABLE.some((re) => re.test(path));
 }
 
@@ -61,15 +61,10 @@ function replay(
       new Date(lastModified ? Date.parse(lastModified) : Number.NaN),
     );
     if (conditional) {
-      const kept = new Headers();
-      for (const name of ["etag", "last-modified", "cache-control"]) {
-        const value = headers.get(name);
-        if (value) kept.set(name, value);
-      }
-      for (const [name, value] of headers) {
-        if (name.startsWith("access-control-")) kept.set(name, value);
-      }
-      return new Response(null, { status: 304, headers: kept });
+      // A 304 carries the 200's headers but describes no body (RFC 9110 15.4.5).
+      headers.delete("content-type");
+      headers.delete("content-length");
+      return new Response(null, { status: 304, headers });
     }
   }
   return new Response(answer.body, {
@@ -99,7 +94,7 @@ export function publicReadCache(
     const ttl = c.req.path.startsWith("/feed/")
       ? Math.max(deps.config.publicCacheMs, FEED_TTL_MS)
       : deps.config.publicCacheMs;
-    const { answer } = await cache.getOrCompute(key, marker, async () => {
+    const answer = await cache.getOrCompute(key, marker, async () => {
       ran = true;
       await next();
       // Conditional requests may answer 304: nothing to keep, the handler answered.

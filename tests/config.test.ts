@@ -10,6 +10,8 @@ Deno.test("configuration defaults follow DESIGN.md", () => {
   assert.equal(c.allowPrivateAddresses, false);
   assert.equal(c.logLevel, "info");
   assert.equal(c.jwtSecret, undefined);
+  assert.equal(c.publicCacheMs, 1000);
+  assert.equal(loadConfig({ PUBLIC_CACHE_MS: "0" }).publicCacheMs, 0);
   assert.equal(loadConfig({ PORT: "9000" }).baseUrl, "http://localhost:9000");
   assert.equal(
     loadConfig({ BASE_URL: "https://events.example/" }).baseUrl,
@@ -31,6 +33,8 @@ Deno.test("invalid values are refused with a message naming each variable", () =
     { ADMIN_EMAIL: "admin@example.org" },
     { LOG_LEVEL: "loud" },
     { ALLOW_PRIVATE_ADDRESSES: "maybe" },
+    { PUBLIC_CACHE_MS: "-1" },
+    { PUBLIC_CACHE_MS: "soon" },
   ];
   for (const env of bad) {
     assert.throws(() => loadConfig(env), (err: unknown) => {

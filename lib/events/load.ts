@@ -17,7 +17,6 @@ import {
   type EventBundle,
   type EventRow,
   type EventSummary,
-  type PlaceRow,
   serializeEventFull,
   serializeEventSummary,
 } from "./serialize.ts";
@@ -79,14 +78,8 @@ export async function loadSummaries(
   const placeById = new Map(placeRows.map((p) => [p.id, p]));
   return rows.map((r) =>
     serializeEventSummary(
-      // serializeEventSummary and serializePlaceSummary read only the columns
-      // selected above (summaryColumns, placeSummaryColumns); their parameter
-      // types are the full rows.
-      r as EventRow,
-      (r.placeId !== null ? placeById.get(r.placeId) : null) as
-        | PlaceRow
-        | null
-        | undefined,
+      r,
+      r.placeId !== null ? placeById.get(r.placeId) : null,
       tagsByEvent.get(r.id) ?? [],
     )
   );

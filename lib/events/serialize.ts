@@ -18,7 +18,12 @@ export type ApUserRow = typeof apUsers.$inferSelect;
 export type ResourceRow = typeof resources.$inferSelect;
 
 /** The place inside an event summary. */
-export function serializePlaceSummary(place: PlaceRow | null | undefined) {
+export function serializePlaceSummary(
+  place:
+    | Pick<PlaceRow, "id" | "name" | "address" | "latitude" | "longitude">
+    | null
+    | undefined,
+) {
   if (!place) return null;
   return {
     id: place.id,
@@ -58,8 +63,17 @@ export function serializeMedia(item: MediaItem): MediaItem {
 
 /** The summary form (tag listing, PATCH, lists). */
 export function serializeEventSummary(
-  event: EventRow,
-  place: PlaceRow | null | undefined,
+  event: Pick<
+    EventRow,
+    | "id"
+    | "slug"
+    | "status"
+    | "title"
+    | "media"
+    | "start_datetime"
+    | "end_datetime"
+  >,
+  place: Parameters<typeof serializePlaceSummary>[0],
   tagNames: string[],
 ) {
   return {
