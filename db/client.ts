@@ -24,22 +24,47 @@ export interface Database {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * A value that differs whenever the content may have changed since it was
-   * last read: this handle's completed writes, plus commits by any other
-   * connection (`PRAGMA data_version`). Null for remote databases, which have
-   * no such marker (other replicas write unseen), so nothing may be cached.
+   * last read: this handle's completed writes that changed rows, plus, for a
+   * file, every commit by any connection, seen by `PRAGMA data_version` on a
+   * connection of its own. Synchronous and free of queries through the
+   * client. Null for remote databases, which have no such marker (other
+   * replicas write unseen), so nothing may be cached.
    */
-  changeMarker(): Promise<string | null>;
+  changeMarker(): string | null;
+  /** Resolves while the database answers a query; rejects once it does not. */
+  ping(): Promise<void>;
   close(): void;
 }
 
 /** Statements that only read: SELECT, EXPLAIN, and PRAGMA without a value. */
 const READ_ONLY = /^\s*(select|explain)\b|^\s*pragma\s+[a-z_]+\s*;?\s*$/i;
 
-function isWrite(stmt: unknown): boolean {
-  const text = typeof stmt === "string"
+/** Schema changes, which report no changed rows but change what reads see. */
+const SCHEMA_CHANGE = /^\s*(create|drop|alter)\b/i;
+
+function sqlOf(stmt: unknown): string {
+  return typeof stmt === "string"
     ? stmt
     : String((stmt as { sql?: unknown } | null)?.sql ?? "");
-  return !READ_ONLY.test(text);
+}
+
+/**
+ * Whether running `stmt` may change what public reads see, given how many
+ * rows it changed or returned (undefined when it failed, which counts as a
+ * change). The embedded client reports 0 changed rows for any statement that
+ * returns rows, so a write with RETURNING counts by the rows it returned.
+ */
+function changesContent(stmt: unknown, touched: number | undefined) {
+  const text = sqlOf(stmt);
+  if (READ_ONLY.test(text)) return false;
+  return touched === undefined || touched > 0 || SCHEMA_CHANGE.test(text);
+}
+
+/** Rows a result changed or returned; undefined when it says neither. */
+function rowsTouchedBy(result: unknown): number | undefined {
+  const r = result as { rowsAffected?: unknown; rows?: unknown } | null;
+  if (typeof r?.rowsAffected !== "number") return undefined;
+  return r.rowsAffected + (Array.isArray(r.rows) ? r.rows.length : 0);
 }
 
 interface ClientLike {
@@ -59,22 +84,32 @@ interface TransactionLike {
 }
 
 /**
- * Makes every completed write through a libSQL client bump `counter` (the
- * client's methods are replaced in place). The bump comes after the write
- * finishes, so a reader that cached an answer computed before it sees a new
- * generation and drops that answer.
+ * Makes every completed write through a libSQL client that changed something
+ * bump `counter` (the client's methods are replaced in place). The bump comes
+ * after the write finishes, so a reader that cached an answer computed before
+ * it sees a new generation and drops that answer. Statements that changed no
+ * row (the queue's idle polls, say) leave cached answers alone.
  */
 function countWrites<C extends object>(
   client: C,
   counter: { count: number },
 ): C {
-  const after = async <T>(write: boolean, run: () => Promise<T>) => {
+  /** Runs `run`; bumps the counter when `changed` says so, or when it throws. */
+  const after = async <T>(
+    run: () => Promise<T>,
+    changed: (result: T) => boolean,
+  ) => {
+    let result: T;
     try {
-      return await run();
-    } finally {
-      if (write) counter.count++;
+      result = await run();
+    } catch (error) {
+      counter.count++;
+      throw error;
     }
+    if (changed(result)) counter.count++;
+    return result;
   };
+  const always = () => true;
   const inner = client as unknown as ClientLike;
   const execute = inner.execute.bind(inner);
   const batch = inner.batch.bind(inner);
@@ -82,22 +117,29 @@ function countWrites<C extends object>(
   const migrate = inner.migrate.bind(inner);
   const transaction = inner.transaction.bind(inner);
   inner.execute = (stmt: unknown, ...rest: unknown[]) =>
-    after(isWrite(stmt), () => execute(stmt, ...rest));
+    after(
+      () => execute(stmt, ...rest),
+      (result) => changesContent(stmt, rowsTouchedBy(result)),
+    );
   inner.batch = (stmts: unknown, ...rest: unknown[]) =>
     after(
-      (stmts as unknown[]).some(isWrite),
       () => batch(stmts, ...rest),
+      (results) =>
+        (stmts as unknown[]).some((stmt, i) =>
+          changesContent(stmt, rowsTouchedBy((results as unknown[])[i]))
+        ),
     );
   inner.executeMultiple = (...args: unknown[]) =>
-    after(true, () => executeMultiple(...args));
-  inner.migrate = (...args: unknown[]) => after(true, () => migrate(...args));
+    after(() => executeMultiple(...args), always);
+  inner.migrate = (...args: unknown[]) => after(() => migrate(...args), always);
   inner.transaction = async (...args: unknown[]) => {
     const tx = await transaction(...args);
     const commit = tx.commit.bind(tx);
     const rollback = tx.rollback.bind(tx);
     const close = tx.close.bind(tx);
-    tx.commit = () => after(true, commit);
-    tx.rollback = () => after(true, rollback);
+    // Interactive transactions are rare (event writes): any end counts.
+    tx.commit = () => after(commit, always);
+    tx.rollback = () => after(rollback, always);
     tx.close = () => {
       counter.count++;
       close();
@@ -105,6 +147,47 @@ function countWrites<C extends object>(
     return tx;
   };
   return client;
+}
+
+interface ChangeWatcher {
+  dataVersion(): unknown;
+  close(): void;
+}
+
+/**
+ * A connection of its own to the database file behind `client`, kept to read
+ * `PRAGMA data_version`, which changes whenever another connection (any of
+ * the client's pool, the CLI, a second server) commits a change. One
+ * prepared statement read with `get()`: the client's `execute()` prepares a
+ * statement and a row iterator each time, and under Deno's Node-API layer
+ * each of those native objects leaves ~50 bytes behind for good, too much for
+ * a call made on every cached read. Null for `:memory:`.
+ */
+async function openChangeWatcher(
+  client: { execute(sql: string): Promise<{ rows: ArrayLike<unknown>[] }> },
+): Promise<ChangeWatcher | null> {
+  const list = await client.execute("PRAGMA database_list");
+  // Columns: seq, name, file. The file is absolute, as SQLite resolved it.
+  const main = Array.from(list.rows).find((row) => row[1] === "main");
+  const file = typeof main?.[2] === "string" ? main[2] : "";
+  if (!file) return null;
+  const { default: Libsql } = await import("libsql");
+  const connection = new Libsql(file);
+  connection.exec("PRAGMA query_only = 1");
+  const statement = connection.prepare("PRAGMA data_version");
+  let open = true;
+  return {
+    dataVersion() {
+      // libSQL still answers a closed connection's prepared statements.
+      if (!open) throw new Error("The database is closed");
+      return (statement.get() as { data_version?: unknown } | undefined)
+        ?.data_version;
+    },
+    close() {
+      open = false;
+      connection.close();
+    },
+  };
 }
 
 /** Whether a URL names the embedded engine rather than a remote server. */
@@ -120,7 +203,8 @@ export async function openDatabase(
   const embedded = isEmbeddedUrl(url);
   let db: Db;
   let close: () => void;
-  let dataVersion: (() => Promise<unknown>) | null = null;
+  let dataVersion: (() => unknown) | null = null;
+  let ping: () => Promise<unknown>;
   const counter = { count: 0 };
   if (embedded) {
     const { createClient } = await import("@libsql/client");
@@ -130,15 +214,25 @@ export async function openDatabase(
     await client.execute("PRAGMA foreign_keys = ON");
     if (url !== ":memory:") await client.execute("PRAGMA journal_mode = WAL");
     db = drizzle(client, { schema: fullSchema });
-    close = () => client.close();
-    dataVersion = async () =>
-      (await client.execute("PRAGMA data_version")).rows[0]?.[0];
+    const watcher = await openChangeWatcher(client);
+    close = () => {
+      watcher?.close();
+      client.close();
+    };
+    dataVersion = watcher?.dataVersion ??
+      // :memory: has one connection and no other writer: the counter suffices.
+      (() => 0);
+    // The watcher's prepared statement creates no native objects per call.
+    ping = watcher
+      ? () => Promise.resolve(watcher.dataVersion())
+      : () => client.execute("select 1");
   } else {
     const { createClient } = await import("@libsql/client/web");
     const { drizzle } = await import("drizzle-orm/libsql/web");
     const client = countWrites(createClient({ url, authToken }), counter);
     db = drizzle(client, { schema: fullSchema }) as unknown as Db;
     close = () => client.close();
+    ping = () => client.execute("select 1");
   }
   let queue: Promise<unknown> = Promise.resolve();
   return {
@@ -149,11 +243,14 @@ export async function openDatabase(
       queue = run.catch(() => undefined);
       return run;
     },
-    async changeMarker() {
+    changeMarker() {
       if (!dataVersion) return null;
       const before = counter.count;
-      const version = await dataVersion();
+      const version = dataVersion();
       return `${before}.${String(version)}`;
+    },
+    async ping() {
+      await ping();
     },
     close,
   };

@@ -86,7 +86,7 @@ export function publicReadCache(
     ) {
       return await next();
     }
-    const marker = await deps.database.changeMarker();
+    const marker = deps.database.changeMarker();
     if (marker === null) return await next();
     const url = new URL(c.req.url);
     const key = `${url.pathname}${url.search}\n${c.req.header("accept") ?? ""}`;

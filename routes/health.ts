@@ -1,6 +1,5 @@
 /** GET /api/health: 200 while the database answers. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { ErrorSchema, validationHook } from "./validation.ts";
 
@@ -30,7 +29,7 @@ export function healthRoutes(deps: RouteDeps) {
   app.openapi(healthRoute, async (c) => {
     c.header("Cache-Control", "no-store");
     try {
-      await deps.database.db.run(sql`select 1`);
+      await deps.database.ping();
       return c.json({ status: "ok" as const }, 200);
     } catch (err) {
       deps.log.error("health check: database unreachable", {

@@ -81,6 +81,22 @@ Deno.test("GET /api/health answers 200 while the database answers, 503 after", a
   assert.equal((await down.json()).error, "unavailable");
 });
 
+Deno.test("GET /api/health on a database file: 200, then 503 once it is closed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "quando-health-" });
+  const ctx = await createTestApp({
+    env: { DATABASE_URL: `file:${dir}/health.db` },
+  });
+  try {
+    assert.equal((await call(ctx, "GET", "/api/health")).status, 200);
+    ctx.close();
+    const down = await call(ctx, "GET", "/api/health");
+    assert.equal(down.status, 503);
+    assert.equal((await down.json()).error, "unavailable");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("the OpenAPI 3.1 document lists every route with its auth requirement", async () => {
   const ctx = await createTestApp();
   const res = await call(ctx, "GET", "/api/openapi.json");
