@@ -835,12 +835,21 @@ function targets(
     });
   }
   const largeRun = runs.find((r) => r.size === large);
-  if (largeRun && largeRun.measures.length) {
-    const peak = Math.max(...largeRun.measures.map((m) => m.peakRss));
+  // The target is for the server as shipped (production settings, so the
+  // public-read cache on); the cache-off server's peak is reported beside it.
+  const shipped = largeRun?.measures.filter((m) => !m.endpoint.cacheOff) ?? [];
+  if (largeRun && shipped.length) {
+    const peak = Math.max(...shipped.map((m) => m.peakRss));
+    const off = largeRun.measures.filter((m) => m.endpoint.cacheOff);
+    const offPeak = off.length
+      ? `; with the cache off (every read a miss): ${
+        mb(Math.max(...off.map((m) => m.peakRss)))
+      }`
+      : "";
     out.push({
       name: `Server RSS under load < 200 MB at ${sizeLabel(large)} events`,
       pass: peak < 200 * 1048576,
-      detail: `peak ${mb(peak)} (highest over all endpoints)`,
+      detail: `peak ${mb(peak)} (highest over all endpoints${offPeak})`,
     });
   }
   if (fanout) {
