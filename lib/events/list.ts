@@ -187,11 +187,22 @@ export async function listByTag(
     eq(tags.normalizedTag, normalizeTag(tag)),
   );
   if (!tagRow) return { events: [], pastEvents: [] };
+  return await listByTagId(db, now, tagRow.id, showRecurrent, limits);
+}
+
+/** listByTag for a tag already looked up (the HTML tag page). */
+export async function listByTagId(
+  db: Db,
+  now: number,
+  tagId: number,
+  showRecurrent: boolean,
+  limits: SplitLimits,
+): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
   const listable = listableConditions(showRecurrent);
   const tagged = (...conditions: SQL[]) =>
     db.select(summaryColumns).from(eventTags)
       .innerJoin(events, eq(events.id, eventTags.eventId))
-      .where(and(eq(eventTags.tagId, tagRow.id), ...conditions, ...listable));
+      .where(and(eq(eventTags.tagId, tagId), ...conditions, ...listable));
   const [ongoing, starting, past] = await db.batch([
     // Not ended (event_tags_tag_last_idx), started before now.
     tagged(

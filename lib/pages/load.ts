@@ -11,9 +11,9 @@ import { ApiError } from "../errors.ts";
 import {
   lastMoment,
   listableConditions,
+  listByTagId,
   listUpcomingAndPast,
   type SplitLimits,
-  withAnyTag,
 } from "../events/list.ts";
 import { loadSummaries } from "../events/load.ts";
 import type { EventRow, EventSummary, PlaceRow } from "../events/serialize.ts";
@@ -208,12 +208,8 @@ export async function loadTagPage(
   const [row] = await db.select({ id: tags.id, tag: tags.tag }).from(tags)
     .where(eq(tags.normalizedTag, key));
   if (!row) return null;
-  const listing = await listUpcomingAndPast(
-    db,
-    now,
-    [...listableConditions(showRecurrent), withAnyTag([row.id])],
-    limits,
-  );
+  // The tag listing's bounded queries, whatever the tag's history.
+  const listing = await listByTagId(db, now, row.id, showRecurrent, limits);
   if (listing.events.length === 0 && listing.pastEvents.length === 0) {
     return null;
   }
