@@ -23,6 +23,11 @@ const CODES: Record<number, string> = {
   500: "internal",
 };
 
+/** The error code of the project's error shape for an HTTP status. */
+export function errorCodeFor(status: number): string {
+  return CODES[status] ?? (status < 500 ? "invalid_request" : "internal");
+}
+
 /** Builds the `onError` handler. */
 export function errorHandler(log: Logger) {
   return (err: Error, c: Context): Response => {

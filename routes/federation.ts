@@ -19,6 +19,7 @@ import {
 } from "../lib/federation/actors.ts";
 import type { FederationService } from "../lib/federation/service.ts";
 import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
+import { errorCodeFor } from "./errors.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import {
   bodyOf,
@@ -34,6 +35,27 @@ const AP_ACCEPT =
 
 function federationOff(): ApiError {
   return new ApiError(404, "not_found", "Federation is switched off");
+}
+
+/**
+ * Fedify refuses bad requests (an inbox post that is not JSON, not an
+ * activity, or badly signed) with a plain-text 4xx: the same refusal, said in
+ * the project's error shape.
+ */
+async function inErrorShape(res: Response): Promise<Response> {
+  if (res.status < 400 || res.status >= 500) return res;
+  if (/json/i.test(res.headers.get("content-type") ?? "")) return res;
+  const text = (await res.text()).trim();
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  headers.set("content-type", "application/json");
+  return new Response(
+    JSON.stringify({
+      error: errorCodeFor(res.status),
+      message: text || `Refused with status ${res.status}`,
+    }),
+    { status: res.status, headers },
+  );
 }
 
 /**
@@ -121,7 +143,7 @@ export function federationMiddleware(
       path.startsWith("/nodeinfo/")
     ) {
       const result = await federation.handle(c.req.raw);
-      if ("response" in result) return result.response;
+      if ("response" in result) return await inErrorShape(result.response);
       if (result.notAcceptable) {
         // A browser on an event object: send it to the event's page.
         const object = /^\/federation\/m\/(\d+)$/.exec(path);

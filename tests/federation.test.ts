@@ -623,11 +623,62 @@ Deno.test("inbox: an unsigned activity is refused with 401 and stores nothing", 
   try {
     const follow = followFrom("https://remote.example/users/alice");
     for (const path of ["/federation/inbox", "/federation/u/relay/inbox"]) {
-      const res = await postInbox(ctx, path, follow);
-      assert.equal(res.status, 401, `${path}: ${await res.text()}`);
+      await expectError(
+        await postInbox(ctx, path, follow),
+        401,
+        "unauthorized",
+      );
     }
     assert.equal(await countRows(ctx, "ap_users"), 0);
     assert.equal(await countRows(ctx, "instances"), 0);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("inbox: malformed posts get a 4xx in the error shape (unknown @context included), never a 500", async () => {
+  const ctx = await createTestApp();
+  try {
+    const actor = "https://remote.example/users/alice";
+    const bodies: [string, string][] = [
+      ["not JSON", "{"],
+      ["not an object", JSON.stringify("Follow")],
+      ["no actor", JSON.stringify({ type: "Follow" })],
+      ["a bad @context", JSON.stringify({ "@context": 5, type: "Follow" })],
+      [
+        "an unknown remote @context",
+        JSON.stringify({
+          ...followFrom(actor),
+          "@context": [
+            "https://www.w3.org/ns/activitystreams",
+            "https://contexts.invalid/extra.jsonld",
+          ],
+        }),
+      ],
+      [
+        "only an unknown @context",
+        JSON.stringify({
+          ...followFrom(actor),
+          "@context": "https://contexts.invalid/only.jsonld",
+        }),
+      ],
+    ];
+    for (const path of ["/federation/inbox", "/federation/u/relay/inbox"]) {
+      for (const [what, body] of bodies) {
+        const res = await ctx.app.request(path, {
+          method: "POST",
+          headers: { "content-type": "application/activity+json" },
+          body,
+        });
+        assert.ok(
+          res.status >= 400 && res.status < 500,
+          `${path}, ${what}: ${res.status}`,
+        );
+        await expectError(res, res.status);
+      }
+    }
+    assert.equal(await countRows(ctx, "ap_users"), 0);
+    assert.equal(await countRows(ctx, "fedify_queue"), 0);
   } finally {
     ctx.close();
   }

@@ -160,6 +160,11 @@ function typeOf(value: unknown): string | null {
   return typeof t === "string" ? t : Array.isArray(t) ? String(t[0]) : null;
 }
 
+/** Errors the jsonld library throws (JsonLdError, named `jsonld.*`). */
+function isJsonLdError(error: unknown): boolean {
+  return error instanceof Error && error.name.startsWith("jsonld.");
+}
+
 function asRecord(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value)
     ? value as Record<string, unknown>
@@ -1000,11 +1005,10 @@ export function createFederationService(
 
     async handle(request) {
       const url = new URL(request.url);
-      if (
-        request.method === "POST" &&
+      const inboxPost = request.method === "POST" &&
         (url.pathname === "/federation/inbox" ||
-          /^\/federation\/u\/[^/]+\/inbox$/.test(url.pathname))
-      ) {
+          /^\/federation\/u\/[^/]+\/inbox$/.test(url.pathname));
+      if (inboxPost) {
         if (!await activeSettings()) return { notAcceptable: false };
         // Refuse blocked senders before any work (Fedify still checks signatures).
         try {
@@ -1022,17 +1026,34 @@ export function createFederationService(
       }
       let notFound = false;
       let notAcceptable = false;
-      const response = await federation.fetch(request, {
-        contextData: undefined,
-        onNotFound: () => {
-          notFound = true;
-          return new Response(null, { status: 404 });
-        },
-        onNotAcceptable: () => {
-          notAcceptable = true;
-          return new Response(null, { status: 406 });
-        },
-      });
+      let response: Response;
+      try {
+        response = await federation.fetch(request, {
+          contextData: undefined,
+          onNotFound: () => {
+            notFound = true;
+            return new Response(null, { status: 404 });
+          },
+          onNotAcceptable: () => {
+            notAcceptable = true;
+            return new Response(null, { status: 406 });
+          },
+        });
+      } catch (error) {
+        // Fedify lets JSON-LD failures of a posted activity through (an
+        // @context that is unknown, unreachable or not JSON-LD): the sender's
+        // fault, so a 400 rather than a 500.
+        if (inboxPost && isJsonLdError(error)) {
+          return {
+            response: Response.json({
+              error: "invalid_request",
+              message:
+                "The activity's JSON-LD could not be processed (an unknown or unreachable @context?)",
+            }, { status: 400 }),
+          };
+        }
+        throw error;
+      }
       if (notFound || notAcceptable) return { notAcceptable };
       return { response };
     },
