@@ -59,7 +59,7 @@ export function errorHandler(log: Logger) {
       const status = err.status;
       return c.json(
         {
-          error: CODES[status] ?? "error",
+          error: errorCodeFor(status),
           message: err.message || "Request failed",
         },
         status,

@@ -38,9 +38,9 @@ function federationOff(): ApiError {
 }
 
 /**
- * Fedify refuses bad requests (an inbox post that is not JSON, not an
- * activity, or badly signed) with a plain-text 4xx: the same refusal, said in
- * the project's error shape.
+ * Fedify and the federation service refuse bad requests (an inbox post that
+ * is not JSON, not an activity, badly signed, or from a blocked sender) with a
+ * plain-text 4xx: the same refusal, said in the project's error shape.
  */
 async function inErrorShape(res: Response): Promise<Response> {
   if (res.status < 400 || res.status >= 500) return res;

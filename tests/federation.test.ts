@@ -699,13 +699,13 @@ Deno.test("inbox: activities from a blocked actor or a blocked instance answer 4
         path,
         followFrom("https://remote.example/users/alice"),
       );
-      await expectError(fromActor, 403);
+      await expectError(fromActor, 403, "forbidden");
       const fromInstance = await postInbox(
         ctx,
         path,
         followFrom("https://bad.example/users/bob"),
       );
-      await expectError(fromInstance, 403);
+      await expectError(fromInstance, 403, "forbidden");
     }
     // Another actor of the (unblocked) remote.example is not refused as blocked.
     const other = await postInbox(

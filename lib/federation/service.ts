@@ -684,6 +684,24 @@ export function createFederationService(
     }).where(eq(events.id, eventId));
   }
 
+  /** A received Create or Update, unless its sender is blocked. */
+  async function receiveCreateOrUpdate(
+    ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
+    activity: Activity,
+    isUpdate: boolean,
+  ) {
+    if (!activity.actorId) return;
+    const actorId = activity.actorId.href;
+    if (await isBlockedSender(db, actorId)) return;
+    await handleCreateOrUpdate(
+      ctx,
+      activity,
+      actorId,
+      await rawOf(activity),
+      isUpdate,
+    );
+  }
+
   /** Handles Create or Update (possibly unwrapped from an Announce). */
   async function handleCreateOrUpdate(
     ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
@@ -847,30 +865,8 @@ export function createFederationService(
       const event = await localEventFor(idOf(inner));
       if (event) await addReaction("boost", event.id, actorId);
     })
-    .on(Create, async (ctx, create) => {
-      if (!create.actorId) return;
-      const actorId = create.actorId.href;
-      if (await isBlockedSender(db, actorId)) return;
-      await handleCreateOrUpdate(
-        ctx,
-        create,
-        actorId,
-        await rawOf(create),
-        false,
-      );
-    })
-    .on(Update, async (ctx, update) => {
-      if (!update.actorId) return;
-      const actorId = update.actorId.href;
-      if (await isBlockedSender(db, actorId)) return;
-      await handleCreateOrUpdate(
-        ctx,
-        update,
-        actorId,
-        await rawOf(update),
-        true,
-      );
-    })
+    .on(Create, (ctx, create) => receiveCreateOrUpdate(ctx, create, false))
+    .on(Update, (ctx, update) => receiveCreateOrUpdate(ctx, update, true))
     .on(Delete, async (_ctx, del) => {
       if (!del.actorId) return;
       const actorId = del.actorId.href;
@@ -1016,10 +1012,9 @@ export function createFederationService(
           const actor = idOf(asRecord(body).actor);
           if (actor && await isBlockedSender(db, actor)) {
             return {
-              response: Response.json({
-                error: "forbidden",
-                message: "This actor or instance is blocked",
-              }, { status: 403 }),
+              response: new Response("This actor or instance is blocked", {
+                status: 403,
+              }),
             };
           }
         } catch { /* not JSON: Fedify answers */ }
@@ -1045,11 +1040,10 @@ export function createFederationService(
         // fault, so a 400 rather than a 500.
         if (inboxPost && isJsonLdError(error)) {
           return {
-            response: Response.json({
-              error: "invalid_request",
-              message:
-                "The activity's JSON-LD could not be processed (an unknown or unreachable @context?)",
-            }, { status: 400 }),
+            response: new Response(
+              "The activity's JSON-LD could not be processed (an unknown or unreachable @context?)",
+              { status: 400 },
+            ),
           };
         }
         throw error;
