@@ -2,7 +2,7 @@
  * Sliding-window rate limits kept in the database, so they hold across
  * processes and edge isolates and survive restarts.
  */
-import { and, asc, gt, inArray, lte } from "drizzle-orm";
+import { and, asc, gt, inArray, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { rateLimitHits } from "../db/schema.ts";
 import type { Clock } from "./clock.ts";
@@ -65,6 +65,71 @@ export async function recordRateLimitHit(
       ),
     ),
   ]);
+}
+
+/** Hits counted by {@link reserveRateLimitHit}, to release when the attempt turns out fine. */
+export interface RateLimitReservation {
+  ids: number[];
+}
+
+/**
+ * Counts one hit under each key, but only when none of them has reached the
+ * limit; otherwise nothing is written and the answer is the seconds to wait.
+ * Check and count are one SQL statement, so concurrent attempts cannot all
+ * pass the check before any of them is counted.
+ */
+export async function reserveRateLimitHit(
+  db: Db,
+  clock: Clock,
+  keys: string[],
+  rule: RateLimit,
+): Promise<
+  { reservation: RateLimitReservation } | { retryAfter: number }
+> {
+  const now = clock.now().getTime();
+  const since = now - rule.windowMs;
+  const keyRows = sql.join(
+    keys.map((key) => sql`select ${key} as key`),
+    sql` union all `,
+  );
+  const keyList = sql.join(keys.map((key) => sql`${key}`), sql`, `);
+  // SQLite reads the whole SELECT before inserting (it reads the target
+  // table), so either every key gets its hit or none does.
+  const inserted = await db.all<{ id: number }>(sql`
+    insert into ${rateLimitHits} (key, at)
+    select k.key, ${now} from (${keyRows}) as k
+    where not exists (
+      select 1 from ${rateLimitHits} as h
+      where h.key in (${keyList}) and h.at > ${since}
+      group by h.key having count(*) >= ${rule.limit}
+    )
+    returning id`);
+  if (inserted.length === 0) {
+    const retryAfter = await rateLimitRetryAfter(db, clock, keys, rule);
+    // The hits may have left the window in between: wait one second at least.
+    return { retryAfter: retryAfter ?? 1 };
+  }
+  await db.delete(rateLimitHits).where(
+    and(inArray(rateLimitHits.key, keys), lte(rateLimitHits.at, since)),
+  );
+  return { reservation: { ids: inserted.map((row) => Number(row.id)) } };
+}
+
+/**
+ * Takes back the hits of a reservation (the attempt did not count) and, in the
+ * same statement, forgets every hit under `clearKeys`.
+ */
+export async function releaseRateLimitHit(
+  db: Db,
+  reservation: RateLimitReservation,
+  clearKeys: string[] = [],
+): Promise<void> {
+  await db.delete(rateLimitHits).where(
+    or(
+      inArray(rateLimitHits.id, reservation.ids),
+      inArray(rateLimitHits.key, clearKeys),
+    ),
+  );
 }
 
 /** Forgets the hits under the given keys (a successful login clears its e-mail's count). */

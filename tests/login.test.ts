@@ -254,3 +254,97 @@ Deno.test("a token survives an app restart on the same database", async () => {
   );
   first.close();
 });
+
+Deno.test("concurrent wrong-password logins for one e-mail: at most 10 are checked, the rest answer 429", async () => {
+  const ctx = await createTestApp();
+  const { email } = await createTestUser(ctx);
+  const responses = await Promise.all(
+    Array.from({ length: 60 }, (_, i) =>
+      call(ctx, "POST", "/api/login/token", {
+        json: { email, password: `wrong-${i}` },
+      })),
+  );
+  const statuses = responses.map((r) => r.status);
+  await Promise.all(responses.map((r) => r.body?.cancel()));
+  const unauthorized = statuses.filter((s) => s === 401).length;
+  const limited = statuses.filter((s) => s === 429).length;
+  assert.equal(unauthorized, 10, `statuses: ${statuses.join(",")}`);
+  assert.equal(limited, 50);
+  // Exactly ten failures are on record for the e-mail (and for the address).
+  assert.equal(await countRows(ctx, "rate_limit_hits"), 20);
+  ctx.close();
+});
+
+Deno.test("a successful login does not count against its address, even though the attempt is reserved first", async () => {
+  const ctx = await createTestApp({ env: { TRUST_PROXY: "true" } });
+  const { email, password } = await createTestUser(ctx);
+  for (let i = 0; i < 15; i++) {
+    const res = await call(ctx, "POST", "/api/login/token", {
+      json: { email, password },
+      headers: { "x-forwarded-for": "203.0.113.9" },
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  }
+  assert.equal(await countRows(ctx, "rate_limit_hits"), 0);
+  ctx.close();
+});
+
+Deno.test("TRUST_PROXY: the address is the right-most X-Forwarded-For entry, so rotating the left ones does not dodge the limit", async () => {
+  const ctx = await createTestApp({ env: { TRUST_PROXY: "true" } });
+  const victim = await createTestUser(ctx);
+  for (let i = 0; i < 10; i++) {
+    const res = await call(ctx, "POST", "/api/login/token", {
+      json: { email: `probe${i}@example.org`, password: "guess-guess" },
+      headers: { "x-forwarded-for": `10.9.${i}.1, 203.0.113.7` },
+    });
+    await expectError(res, 401);
+  }
+  const rotated = await call(ctx, "POST", "/api/login/token", {
+    json: { email: victim.email, password: victim.password },
+    headers: { "x-forwarded-for": "10.9.99.1,203.0.113.7" },
+  });
+  await expectError(rotated, 429, "rate_limited");
+  // Another client behind the same proxy is not blocked.
+  const other = await call(ctx, "POST", "/api/login/token", {
+    json: { email: victim.email, password: victim.password },
+    headers: { "x-forwarded-for": "10.9.0.1, 198.51.100.1" },
+  });
+  assert.equal(other.status, 200);
+  ctx.close();
+});
+
+Deno.test("TRUSTED_PROXY_HOPS=2: the address is the second entry from the right", async () => {
+  const ctx = await createTestApp({
+    env: { TRUST_PROXY: "true", TRUSTED_PROXY_HOPS: "2" },
+  });
+  const victim = await createTestUser(ctx);
+  for (let i = 0; i < 10; i++) {
+    const res = await call(ctx, "POST", "/api/login/token", {
+      json: { email: `probe${i}@example.org`, password: "guess-guess" },
+      headers: { "x-forwarded-for": `10.9.${i}.1, 203.0.113.7, 192.0.2.${i}` },
+    });
+    await expectError(res, 401);
+  }
+  const blocked = await call(ctx, "POST", "/api/login/token", {
+    json: { email: victim.email, password: victim.password },
+    headers: { "x-forwarded-for": "1.2.3.4, 203.0.113.7, 192.0.2.200" },
+  });
+  await expectError(blocked, 429, "rate_limited");
+  // Fewer entries than hops: the left-most one, which a trusted proxy wrote.
+  const short = await call(ctx, "POST", "/api/login/token", {
+    json: { email: victim.email, password: victim.password },
+    headers: { "x-forwarded-for": "203.0.113.7" },
+  });
+  await expectError(short, 429, "rate_limited");
+  // CF-Connecting-IP is still taken as it is when TRUST_PROXY is on.
+  const cf = await call(ctx, "POST", "/api/login/token", {
+    json: { email: victim.email, password: victim.password },
+    headers: {
+      "cf-connecting-ip": "198.51.100.2",
+      "x-forwarded-for": "203.0.113.7, 192.0.2.1",
+    },
+  });
+  assert.equal(cf.status, 200);
+  ctx.close();
+});

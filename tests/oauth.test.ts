@@ -1247,3 +1247,32 @@ Deno.test("purgeExpiredOAuth drops expired codes, tokens and empty grants but ke
     ctx.close();
   }
 });
+
+Deno.test("concurrent wrong passwords on the consent page: at most 10 are checked, the rest answer 429", async () => {
+  const { ctx, admin, client } = await world();
+  try {
+    const consent = await openConsent(
+      ctx,
+      authorizeParams(client, { code_challenge: await s256(VERIFIER) }),
+    );
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        submitConsent(ctx, consent, {
+          email: admin.email,
+          password: `wrong-${i}`,
+          decision: "approve",
+        })),
+    );
+    const statuses = responses.map((r) => r.status);
+    await Promise.all(responses.map((r) => r.body?.cancel()));
+    assert.equal(
+      statuses.filter((s) => s === 401).length,
+      10,
+      statuses.join(","),
+    );
+    assert.equal(statuses.filter((s) => s === 429).length, 30);
+    assert.equal(await countRows(ctx, "oauth_codes"), 0);
+  } finally {
+    ctx.close();
+  }
+});

@@ -3,10 +3,9 @@ import type { Db } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import {
-  clearRateLimit,
   type RateLimit,
-  rateLimitRetryAfter,
-  recordRateLimitHit,
+  releaseRateLimitHit,
+  reserveRateLimitHit,
 } from "../ratelimit.ts";
 import { findUserByEmail, normalizeEmail, type UserRow } from "../users.ts";
 import type { PasswordHasher } from "./password.ts";
@@ -38,6 +37,55 @@ function invalidCredentials(): ApiError {
 }
 
 /**
+ * Checks a password under the login failure limit: the user when it belongs to
+ * an active account, null otherwise (the failure stays counted). The attempt is
+ * counted before the hash is checked, so parallel attempts cannot exceed the
+ * limit; a success takes it back and clears the e-mail's count. Throws 429 with
+ * the seconds to wait when the address or the e-mail is limited.
+ */
+export async function checkPasswordWithinLimit(
+  deps: { db: Db; clock: Clock; hasher: PasswordHasher },
+  email: string,
+  password: string,
+  clientAddress: string,
+): Promise<UserRow | null> {
+  const { db, clock, hasher } = deps;
+  const emailKey = `login:email:${normalizeEmail(email)}`;
+  const keys = [`login:ip:${clientAddress}`, emailKey];
+  const attempt = await reserveRateLimitHit(
+    db,
+    clock,
+    keys,
+    LOGIN_FAILURE_LIMIT,
+  );
+  if ("retryAfter" in attempt) {
+    throw new ApiError(
+      429,
+      "rate_limited",
+      "Too many failed login attempts; try again later",
+      undefined,
+      { "Retry-After": String(attempt.retryAfter) },
+    );
+  }
+  let user: UserRow | undefined;
+  let ok = false;
+  try {
+    user = await findUserByEmail(db, email);
+    ok = await hasher.verify(
+      user?.password ?? await dummyHash(hasher),
+      password,
+    );
+  } catch (err) {
+    // Not an answer about the password: the attempt does not count.
+    await releaseRateLimitHit(db, attempt.reservation);
+    throw err;
+  }
+  if (!user || !ok || !user.is_active) return null;
+  await releaseRateLimitHit(db, attempt.reservation, [emailKey]);
+  return user;
+}
+
+/**
  * Checks credentials and returns the user. Unknown e-mail, wrong password and
  * inactive account fail alike (401 `invalid_credentials`); too many failures
  * answer 429 with the seconds to wait.
@@ -48,33 +96,12 @@ export async function authenticateWithPassword(
   password: string,
   clientAddress: string,
 ): Promise<UserRow> {
-  const { db, clock, hasher } = deps;
-  const emailKey = `login:email:${normalizeEmail(email)}`;
-  const keys = [`login:ip:${clientAddress}`, emailKey];
-  const retryAfter = await rateLimitRetryAfter(
-    db,
-    clock,
-    keys,
-    LOGIN_FAILURE_LIMIT,
-  );
-  if (retryAfter !== null) {
-    throw new ApiError(
-      429,
-      "rate_limited",
-      "Too many failed login attempts; try again later",
-      undefined,
-      { "Retry-After": String(retryAfter) },
-    );
-  }
-  const user = await findUserByEmail(db, email);
-  const ok = await hasher.verify(
-    user?.password ?? await dummyHash(hasher),
+  const user = await checkPasswordWithinLimit(
+    deps,
+    email,
     password,
+    clientAddress,
   );
-  if (!user || !ok || !user.is_active) {
-    await recordRateLimitHit(db, clock, keys, LOGIN_FAILURE_LIMIT);
-    throw invalidCredentials();
-  }
-  await clearRateLimit(db, [emailKey]);
+  if (!user) throw invalidCredentials();
   return user;
 }
