@@ -24,6 +24,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warning", "error"]).default("info"),
   PASSWORD_HASHER: z.enum(["native", "wasm"]).default("native"),
   TRUST_PROXY: booleanFromEnv.default(false),
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(31_536_000).default(
     86_400,
   ),
@@ -74,6 +75,11 @@ export interface Config {
   passwordHasher: "native" | "wasm";
   /** Read the client address from X-Forwarded-For / CF-Connecting-IP. */
   trustProxy: boolean;
+  /**
+   * How many proxies of ours append to X-Forwarded-For: the client address is
+   * that many entries from the right (1: the right-most).
+   */
+  trustedProxyHops: number;
   accessTokenTtl: number;
   /** Lifetime of OAuth access tokens, in seconds. */
   oauthAccessTokenTtl: number;
@@ -139,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     passwordHasher: e.PASSWORD_HASHER,
     trustProxy: e.TRUST_PROXY,
+    trustedProxyHops: e.TRUSTED_PROXY_HOPS,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
     oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,

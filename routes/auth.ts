@@ -122,12 +122,36 @@ export function requireRole(...roles: UserRole[]): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The client's address: the socket peer, or the proxy's header when TRUST_PROXY is set. */
-export function clientAddress(c: Context<AppEnv>, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header("cf-connecting-ip") ??
-      c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
+/**
+ * The address `hops` entries from the right of an X-Forwarded-For value: each
+ * trusted proxy appends the peer it saw, so entries further left are whatever
+ * the client sent. With fewer entries than hops, the left-most one.
+ */
+export function forwardedClientAddress(
+  header: string,
+  hops: number,
+): string | null {
+  const entries = header.split(",").map((entry) => entry.trim());
+  const address = entries[Math.max(0, entries.length - hops)];
+  return address ? address : null;
+}
+
+/**
+ * The client's address: the socket peer, or with TRUST_PROXY the proxy's
+ * CF-Connecting-IP or the X-Forwarded-For entry our own proxies added.
+ */
+export function clientAddress(
+  c: Context<AppEnv>,
+  config: { trustProxy: boolean; trustedProxyHops: number },
+): string {
+  if (config.trustProxy) {
+    const cloudflare = c.req.header("cf-connecting-ip")?.trim();
+    if (cloudflare) return cloudflare;
+    const forwarded = c.req.header("x-forwarded-for");
+    const address = forwarded
+      ? forwardedClientAddress(forwarded, config.trustedProxyHops)
+      : null;
+    if (address) return address;
   }
   return c.env?.remoteAddr?.hostname ?? "unknown";
 }

@@ -275,7 +275,7 @@ export function authorizeRoutes(deps: RouteDeps) {
         { db: deps.database.db, clock: deps.clock, hasher: deps.hasher },
         email.slice(0, 320),
         password.slice(0, 1024),
-        clientAddress(c, deps.config.trustProxy),
+        clientAddress(c, deps.config),
       );
       const code = await issueAuthorizationCode(
         deps.database.db,

@@ -58,7 +58,7 @@ export function loginRoutes(deps: RouteDeps) {
       { db: deps.database.db, clock: deps.clock, hasher: deps.hasher },
       email,
       password,
-      clientAddress(c, deps.config.trustProxy),
+      clientAddress(c, deps.config),
     );
     const { claims: _claims, ...token } = await issueAccessToken(
       deps.tokens,

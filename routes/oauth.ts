@@ -392,7 +392,7 @@ export function oauthRoutes(deps: RouteDeps) {
 
   app.openapi(clientRoute, async (c) => {
     const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
-    const keys = [`client:ip:${clientAddress(c, deps.config.trustProxy)}`];
+    const keys = [`client:ip:${clientAddress(c, deps.config)}`];
     const retryAfter = await rateLimitRetryAfter(
       db,
       deps.clock,

@@ -11,6 +11,9 @@ Deno.test("configuration defaults follow DESIGN.md", () => {
   assert.equal(c.logLevel, "info");
   assert.equal(c.jwtSecret, undefined);
   assert.equal(c.publicCacheMs, 1000);
+  assert.equal(c.trustProxy, false);
+  assert.equal(c.trustedProxyHops, 1);
+  assert.equal(loadConfig({ TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops, 2);
   assert.equal(loadConfig({ PUBLIC_CACHE_MS: "0" }).publicCacheMs, 0);
   assert.equal(loadConfig({ PORT: "9000" }).baseUrl, "http://localhost:9000");
   assert.equal(
@@ -35,6 +38,8 @@ Deno.test("invalid values are refused with a message naming each variable", () =
     { ALLOW_PRIVATE_ADDRESSES: "maybe" },
     { PUBLIC_CACHE_MS: "-1" },
     { PUBLIC_CACHE_MS: "soon" },
+    { TRUSTED_PROXY_HOPS: "0" },
+    { TRUSTED_PROXY_HOPS: "two" },
   ];
   for (const env of bad) {
     assert.throws(() => loadConfig(env), (err: unknown) => {
