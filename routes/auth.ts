@@ -4,6 +4,7 @@ import type { UserRole } from "../db/schema.ts";
 import { verifyAccessToken } from "../lib/auth/tokens.ts";
 import { ApiError } from "../lib/errors.ts";
 import { isOAuthAccessTokenActive } from "../lib/oauth/grants.ts";
+import { delegatedUser } from "../lib/oauth/scopes.ts";
 import { findUserById } from "../lib/users.ts";
 import type { AppEnv, AuthInfo, RouteDeps } from "./env.ts";
 
@@ -40,7 +41,8 @@ async function authenticate(deps: RouteDeps, token: string): Promise<AuthInfo> {
     throw unauthorized("The token was revoked", true);
   }
   return {
-    user,
+    // A login token carries the user's role; an OAuth token never more than a user's.
+    user: claims.scope === undefined ? user : delegatedUser(user),
     claims,
     scopes: claims.scope !== undefined
       ? claims.scope.split(" ").filter(Boolean)

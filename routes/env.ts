@@ -28,6 +28,11 @@ export interface RouteDeps extends AppDeps {
 
 /** The signed-in caller. */
 export interface AuthInfo {
+  /**
+   * The caller as the token lets them act. Through an OAuth token `role` is
+   * "user" whatever the account's role (delegatedUser), so every role check
+   * downstream treats the application as an ordinary user.
+   */
   user: UserRow;
   claims: AccessClaims;
   /** OAuth scopes of the token; null for a login token, which carries the user's full power. */

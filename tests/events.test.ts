@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { resources } from "../db/schema.ts";
 import {
   call,
   countRows,
@@ -915,6 +916,117 @@ Deno.test("an OAuth token with scope event:write writes events but is refused el
     token: access_token,
   });
   assert.equal(deleted.status, 204);
+  ctx.close();
+});
+
+Deno.test("an admin's or editor's OAuth token acts as an ordinary user: others' events as the public sees them, no moderation", async () => {
+  const ctx = await createTestApp();
+  const owner = await userWithToken(ctx, "user");
+  const admin = await userWithToken(ctx, "admin");
+  const editor = await userWithToken(ctx, "editor");
+  const visible = await createEvent(ctx, owner.token, { title: "Visible" });
+  const hidden = await createEvent(ctx, owner.token, {
+    title: "Hidden",
+    is_visible: false,
+  });
+  // What only moderators see: a note and a hidden comment.
+  assert.equal(
+    (await call(ctx, "POST", `/api/events/${visible.id}/messages`, {
+      token: admin.token,
+      json: { message: "Moderators only" },
+    })).status,
+    201,
+  );
+  const at = new Date((NOW - HOUR) * 1000);
+  await ctx.database.db.insert(resources).values(
+    [false, true].map((isHidden, i) => ({
+      activitypub_id: `https://remote.example/notes/${i}`,
+      data: { type: "Note", content: isHidden ? "hidden" : "shown" },
+      eventId: visible.id,
+      hidden: isHidden,
+      createdAt: at,
+      updatedAt: at,
+    })),
+  );
+  const anonymous = await (await call(ctx, "GET", `/api/events/${visible.id}`))
+    .json();
+  assert.deepEqual(anonymous.messages, []);
+  assert.equal(anonymous.resources.length, 1);
+  assert.equal(anonymous.user.email, undefined);
+  // The same accounts' login tokens do moderate (the test is not vacuous).
+  const moderated = await (await call(ctx, "GET", `/api/events/${visible.id}`, {
+    token: admin.token,
+  })).json();
+  assert.equal(moderated.messages.length, 1);
+  assert.equal(moderated.resources.length, 2);
+  assert.equal(moderated.user.email, owner.email);
+  assert.equal(
+    (await call(ctx, "GET", `/api/events/${hidden.id}`, {
+      token: editor.token,
+    })).status,
+    200,
+  );
+
+  for (const who of [admin, editor]) {
+    const label = who.user.role;
+    const token = await oauthAccessToken(ctx, who);
+    const seen = await call(ctx, "GET", `/api/events/${visible.id}`, {
+      token,
+    });
+    assert.equal(seen.status, 200, label);
+    assert.deepEqual(await seen.json(), anonymous, label);
+    await expectError(
+      await call(ctx, "GET", `/api/events/${hidden.id}`, { token }),
+      404,
+      "not_found",
+    );
+    const writes: [string, string, unknown?][] = [
+      ["PUT", "/toggle"],
+      ["PUT", "", { title: "Taken over", start_datetime: NOW + DAY }],
+      ["PATCH", "", { status: "EventCancelled" }],
+      ["DELETE", ""],
+    ];
+    for (const [method, suffix, json] of writes) {
+      await expectError(
+        await call(ctx, method, `/api/events/${visible.id}${suffix}`, {
+          token,
+          json,
+        }),
+        403,
+        "forbidden",
+      );
+      await expectError(
+        await call(ctx, method, `/api/events/${hidden.id}${suffix}`, {
+          token,
+          json,
+        }),
+        404,
+        "not_found",
+      );
+    }
+    // Its own events it still writes, and /mine lists only those.
+    const own = await createEvent(ctx, token, { title: `By ${label}` });
+    assert.equal(
+      (await call(ctx, "PUT", `/api/events/${own.id}/toggle`, { token }))
+        .status,
+      200,
+    );
+    const mine = await (await call(ctx, "GET", "/api/events/mine", { token }))
+      .json();
+    assert.deepEqual(mine.map((e: { id: number }) => e.id), [own.id], label);
+  }
+  // Nothing of the owner's changed.
+  const after = await (await call(ctx, "GET", `/api/events/${visible.id}`, {
+    token: owner.token,
+  })).json();
+  assert.equal(after.title, "Visible");
+  assert.equal(after.status, "EventScheduled");
+  assert.equal(after.is_visible, true);
+  const stillHidden =
+    await (await call(ctx, "GET", `/api/events/${hidden.id}`, {
+      token: owner.token,
+    })).json();
+  assert.equal(stillHidden.is_visible, false);
   ctx.close();
 });
 

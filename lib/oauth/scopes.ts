@@ -1,4 +1,5 @@
 /** The OAuth scopes Quando grants, and what each means in words. */
+import type { UserRole } from "../../db/schema.ts";
 
 /** Scope -> the sentence shown on the consent page. */
 export const OAUTH_SCOPES: Record<string, string> = {
@@ -23,4 +24,14 @@ export function parseScopes(value: string | undefined | null): string[] | null {
 /** True when every scope of `requested` is in `allowed`. */
 export function isSubset(requested: string[], allowed: string[]): boolean {
   return requested.every((s) => allowed.includes(s));
+}
+
+/**
+ * The user as an OAuth token may act for them: with an ordinary user's powers
+ * whatever their role. No scope grants moderation, so an application writes
+ * only the user's own events and sees others' as the public does (the consent
+ * page promises that it cannot act as an administrator).
+ */
+export function delegatedUser<U extends { role: UserRole }>(user: U): U {
+  return user.role === "user" ? user : { ...user, role: "user" };
 }
