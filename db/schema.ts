@@ -34,6 +34,11 @@ export const users = sqliteTable("users", {
   is_active: integer("is_active", { mode: "boolean" }).notNull().default(true),
   to_notify: integer("to_notify", { mode: "boolean" }).notNull().default(false),
   role: text("role", { enum: USER_ROLES }).notNull().default("user"),
+  /**
+   * Raised by every password change and deactivation; login tokens carry the
+   * value they were issued under (`gen`) and stop working when it moves on.
+   */
+  token_generation: integer("token_generation").notNull().default(0),
   ...timestamps,
 }, (t) => [index("users_role_idx").on(t.role)]);
 

@@ -1,10 +1,12 @@
 /** User accounts: creation, listing, changes, and their wire shape. */
 import { and, asc, count, eq, ne, sql } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { type UserRole, users } from "../db/schema.ts";
 import type { Clock } from "./clock.ts";
 import type { PasswordHasher } from "./auth/password.ts";
 import { conflict, isUniqueViolation, notFound } from "./errors.ts";
+import { revokeUserGrantsStatements } from "./oauth/grants.ts";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -134,7 +136,9 @@ async function otherActiveAdmins(db: Db, id: number): Promise<number> {
 
 /**
  * Changes a user. Refuses (409) to demote, deactivate or delete the last active
- * admin, so an instance can never lock itself out.
+ * admin, so an instance can never lock itself out. A new password or a
+ * deactivation ends the user's earlier login tokens (the token generation
+ * moves on) and revokes their OAuth grants, in the same batch.
  */
 export async function updateUser(
   db: Db,
@@ -151,7 +155,8 @@ export async function updateUser(
   if (losesAdmin && (await otherActiveAdmins(db, id)) === 0) {
     throw conflict("This is the last active admin");
   }
-  const set: Partial<typeof users.$inferInsert> = { updatedAt: clock.now() };
+  const now = clock.now();
+  const set: SQLiteUpdateSetSource<typeof users> = { updatedAt: now };
   if (patch.role !== undefined) set.role = patch.role;
   if (patch.is_active !== undefined) set.is_active = patch.is_active;
   if (patch.description !== undefined) set.description = patch.description;
@@ -159,10 +164,21 @@ export async function updateUser(
   if (patch.password !== undefined) {
     set.password = await hasher.hash(patch.password);
   }
-  const [row] = await db.update(users).set(set).where(eq(users.id, id))
+  const endsTokens = patch.password !== undefined || patch.is_active === false;
+  if (endsTokens) set.token_generation = sql`${users.token_generation} + 1`;
+  const update = db.update(users).set(set).where(eq(users.id, id))
     .returning();
-  if (!row) throw notFound("User");
-  return row;
+  let rows: UserRow[];
+  if (endsTokens) {
+    [rows] = await db.batch([
+      update,
+      ...revokeUserGrantsStatements(db, id, now),
+    ]);
+  } else {
+    rows = await update;
+  }
+  if (!rows[0]) throw notFound("User");
+  return rows[0];
 }
 
 /** Deletes a user (their events stay, without an owner). */

@@ -1,7 +1,11 @@
 /** Authentication and authorisation middleware. */
 import type { Context, MiddlewareHandler } from "hono";
 import type { UserRole } from "../db/schema.ts";
-import { verifyAccessToken } from "../lib/auth/tokens.ts";
+import {
+  isLoginTokenCurrent,
+  isOAuthToken,
+  verifyAccessToken,
+} from "../lib/auth/tokens.ts";
 import { ApiError } from "../lib/errors.ts";
 import { isOAuthAccessTokenActive } from "../lib/oauth/grants.ts";
 import { delegatedUser } from "../lib/oauth/scopes.ts";
@@ -33,11 +37,14 @@ async function authenticate(deps: RouteDeps, token: string): Promise<AuthInfo> {
   if (!user || !user.is_active) {
     throw unauthorized("The token is invalid or expired", true);
   }
-  // OAuth tokens can be revoked (by the client, by the user, or on code replay).
-  if (
-    (claims.client_id !== undefined || claims.scope !== undefined) &&
-    !await isOAuthAccessTokenActive(deps.database.db, claims)
-  ) {
+  if (isOAuthToken(claims)) {
+    // OAuth tokens can be revoked (by the client, by the user, on code replay,
+    // and with every grant of the user on a password change or deactivation).
+    if (!await isOAuthAccessTokenActive(deps.database.db, claims)) {
+      throw unauthorized("The token was revoked", true);
+    }
+  } else if (!isLoginTokenCurrent(claims, user)) {
+    // Issued before the user's last password change or deactivation.
     throw unauthorized("The token was revoked", true);
   }
   return {

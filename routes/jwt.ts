@@ -10,6 +10,7 @@ const claimsSchema = z.object({
   exp: z.number().int(),
   scope: z.string().optional(),
   client_id: z.string().optional(),
+  gen: z.number().int().nonnegative().optional(),
 });
 
 /** A TokenCodec for the given secret. Lifetimes are checked by the caller against the app clock. */

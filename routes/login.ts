@@ -65,6 +65,7 @@ export function loginRoutes(deps: RouteDeps) {
       deps.clock,
       user.id,
       deps.config.accessTokenTtl,
+      { gen: user.token_generation },
     );
     c.header("Cache-Control", "no-store");
     return c.json(token, 200);

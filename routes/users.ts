@@ -10,7 +10,15 @@ import {
   updateUser,
 } from "../lib/users.ts";
 import { notFound } from "../lib/errors.ts";
-import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
+import { changeOwnPassword } from "../lib/auth/password-change.ts";
+import { issueAccessToken } from "../lib/auth/tokens.ts";
+import {
+  bearerSecurity,
+  clientAddress,
+  requireAuth,
+  requireRole,
+} from "./auth.ts";
+import { TokenResponse } from "./login.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import {
   bodyOf,
@@ -58,6 +66,11 @@ const UserPatchBody = z.strictObject({
   password: password.optional(),
 }).openapi("UserPatch");
 
+const PasswordChangeBody = z.strictObject({
+  current_password: z.string().min(1).max(1024),
+  new_password: password,
+}).openapi("PasswordChange");
+
 const userJson = {
   content: { "application/json": { schema: UserSchema } },
 };
@@ -71,6 +84,28 @@ const meRoute = createRoute({
   responses: {
     200: { description: "The user", ...userJson },
     ...errorResponses(401, 403),
+  },
+});
+
+const changePasswordRoute = createRoute({
+  method: "put",
+  path: "/api/users/me/password",
+  tags: ["users"],
+  summary: "Change your own password (login tokens only)",
+  description:
+    "Needs the current password. Every login token issued before the change " +
+    "stops working (this one included) and every application you authorised " +
+    "is revoked; the answer carries a new token. A wrong current password is " +
+    "403 `invalid_credentials` and counts toward the login limit " +
+    "(10 failures in 15 minutes, then 429 with Retry-After).",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(PasswordChangeBody) },
+  responses: {
+    200: {
+      description: "A new access token",
+      content: { "application/json": { schema: TokenResponse } },
+    },
+    ...errorResponses(400, 401, 403, 415, 429),
   },
 });
 
@@ -153,6 +188,28 @@ export function userRoutes(deps: RouteDeps) {
   app.openapi(
     { ...meRoute, middleware: [requireAuth(deps)] },
     (c) => c.json(serializeUser(c.get("auth").user), 200),
+  );
+
+  app.openapi(
+    { ...changePasswordRoute, middleware: [requireAuth(deps), requireBody] },
+    async (c) => {
+      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const user = await changeOwnPassword(
+        { db, clock: deps.clock, hasher: deps.hasher },
+        c.get("auth").user,
+        { current: body.current_password, next: body.new_password },
+        clientAddress(c, deps.config),
+      );
+      const { claims: _claims, ...token } = await issueAccessToken(
+        deps.tokens,
+        deps.clock,
+        user.id,
+        deps.config.accessTokenTtl,
+        { gen: user.token_generation },
+      );
+      c.header("Cache-Control", "no-store");
+      return c.json(token, 200);
+    },
   );
 
   app.openapi({ ...listRoute, middleware: admin }, async (c) => {

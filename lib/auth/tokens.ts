@@ -16,6 +16,12 @@ export interface AccessClaims {
   scope?: string;
   /** Present on OAuth tokens only. */
   client_id?: string;
+  /**
+   * Login tokens: the user's token generation when it was issued. An integer,
+   * not a time, so a change and a login in the same second are told apart.
+   * Tokens issued before the claim existed lack it and count as generation 0.
+   */
+  gen?: number;
 }
 
 /** Signs and checks the signature of access tokens. */
@@ -46,7 +52,12 @@ export async function issueAccessToken(
   clock: Clock,
   userId: number,
   ttlSeconds: number,
-  extra: { scope?: string; client_id?: string; jti?: string } = {},
+  extra: {
+    scope?: string;
+    client_id?: string;
+    jti?: string;
+    gen?: number;
+  } = {},
 ): Promise<IssuedToken & { claims: AccessClaims }> {
   const iat = Math.floor(clock.now().getTime() / 1000);
   const claims: AccessClaims = {
@@ -56,6 +67,7 @@ export async function issueAccessToken(
     exp: iat + ttlSeconds,
     ...(extra.scope !== undefined ? { scope: extra.scope } : {}),
     ...(extra.client_id !== undefined ? { client_id: extra.client_id } : {}),
+    ...(extra.gen !== undefined ? { gen: extra.gen } : {}),
   };
   return {
     access_token: await codec.sign(claims),
@@ -77,4 +89,20 @@ export async function verifyAccessToken(
   // A little leeway for tokens issued by a peer whose clock runs ahead.
   if (claims.exp <= now || claims.iat > now + 60) return null;
   return claims;
+}
+
+/** Whether the token is an OAuth one (its validity is its grant's, not a generation). */
+export function isOAuthToken(claims: AccessClaims): boolean {
+  return claims.client_id !== undefined || claims.scope !== undefined;
+}
+
+/**
+ * Whether a login token was issued under the user's current token generation,
+ * that is after their last password change or deactivation.
+ */
+export function isLoginTokenCurrent(
+  claims: AccessClaims,
+  user: { token_generation: number },
+): boolean {
+  return (claims.gen ?? 0) === user.token_generation;
 }

@@ -410,6 +410,22 @@ export async function withdrawAuthorization(
 }
 
 /**
+ * The statements that withdraw every grant of a user (and so all their OAuth
+ * tokens) and drop their codes not yet exchanged, for the caller's `db.batch`
+ * (a password change or deactivation revokes them with the user's update).
+ */
+export function revokeUserGrantsStatements(db: Db, userId: number, at: Date) {
+  return [
+    db.update(oauthGrants).set({ revokedAt: at }).where(
+      and(eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt)),
+    ),
+    db.delete(oauthCodes).where(
+      and(eq(oauthCodes.userId, userId), isNull(oauthCodes.usedAt)),
+    ),
+  ] as const;
+}
+
+/**
  * Deletes codes and tokens past their lifetime and grants left without
  * tokens. Used refresh tokens stay until they expire, to catch their reuse.
  */
