@@ -122,14 +122,20 @@ export function federationMiddleware(
     // `/event/{slug}` asked for as ActivityPub: the object lives at /federation/m/{id}.
     const eventPage = /^\/event\/([^/]+)$/.exec(path);
     if (eventPage && AP_ACCEPT.test(c.req.header("accept") ?? "")) {
+      let slug: string;
+      try {
+        slug = decodeURIComponent(eventPage[1]);
+      } catch {
+        throw notFound("Event");
+      }
       const [row] = await deps.database.db.select({
         id: events.id,
         ap_id: events.ap_id,
         apUserApId: events.apUserApId,
-      }).from(events).where(
-        eq(events.slug, decodeURIComponent(eventPage[1])),
-      );
-      if (!row) throw notFound("Event");
+        is_visible: events.is_visible,
+      }).from(events).where(eq(events.slug, slug));
+      // Hidden events are 404 here as on their HTML page.
+      if (!row || !row.is_visible) throw notFound("Event");
       // A remote event's object lives on its own server.
       if (row.apUserApId !== null && row.ap_id) {
         return c.redirect(row.ap_id, 302);

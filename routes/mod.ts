@@ -24,11 +24,18 @@ import { feedRoutes } from "./feeds.ts";
 import { pageRoutes } from "./pages.ts";
 import { publicReadCache } from "./cache.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
+import { INBOX_MAX_BYTES } from "../lib/federation/inbox-guard.ts";
 
 export type { AppDeps } from "./env.ts";
 
 /** Memory the public-read cache may hold (bodies and headers). */
 const PUBLIC_CACHE_BYTES = 8 * 1024 * 1024;
+
+/** The shared inbox and the instance actor's inbox. */
+function isInboxPath(path: string): boolean {
+  return path === "/federation/inbox" ||
+    /^\/federation\/u\/[^/]+\/inbox$/.test(path);
+}
 
 /** Builds the application from its dependencies. */
 export function createApp(deps: AppDeps) {
@@ -93,7 +100,10 @@ export function createApp(deps: AppDeps) {
   const defaultLimit = limitTo(deps.config.bodyLimit);
   // Multipart bodies of the routes that take a file may be as large as an upload.
   const uploadLimit = limitTo(deps.config.mediaMaxBytes + 64 * 1024);
+  // Inboxes take what anyone on the internet sends: a limit of their own.
+  const inboxLimit = limitTo(INBOX_MAX_BYTES);
   app.use("*", (c, next) => {
+    if (isInboxPath(c.req.path)) return inboxLimit(c, next);
     const upload =
       /^multipart\/form-data/i.test(c.req.header("content-type") ?? "") &&
       (c.req.path === "/api/media" || c.req.path.startsWith("/api/events"));

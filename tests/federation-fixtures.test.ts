@@ -793,14 +793,27 @@ Deno.test({
       );
       await step(
         t,
-        "gancio-event-activity, object on another host (embedded copy used): a remote event",
+        "gancio-event-activity, object on the peer's host that it does not serve (embedded copy used): a remote event",
         async () => {
           assert.ok(followedBack, "needs a trusted, followed peer");
-          const objectId = "https://gancio.invalid/federation/m/2";
+          const objectId = `${p.base}/federation/m/2`;
           await p.sendRaw(inbox, gancio(objectId));
           checkGancio(
             await eventually("the remote event", () => remoteEvent(objectId)),
             objectId,
+          );
+        },
+      );
+      await step(
+        t,
+        "gancio-event-activity, object on another host than its author: ignored",
+        async () => {
+          assert.ok(followedBack, "needs a trusted, followed peer");
+          const objectId = "https://gancio.invalid/federation/m/2";
+          assert.equal(await p.sendRaw(inbox, gancio(objectId)), 202);
+          await stays(
+            "no event for an object off its author's origin",
+            async () => (await remoteEvent(objectId)) === undefined,
           );
         },
       );
@@ -811,12 +824,12 @@ Deno.test({
           assert.ok(followedBack, "needs a trusted, followed peer");
           // Gancio sends no LD signature, and its relative tag `href` cannot
           // be signed in safe mode; an absolute one can.
-          const objectId = "https://gancio.invalid/federation/m/3";
+          const objectId = `${p.base}/federation/m/3`;
           const json = gancio(objectId);
           (json.object as Json).tag = [{
             type: "Hashtag",
             name: "#test",
-            href: "https://gancio.invalid/tags/test",
+            href: `${p.base}/tags/test`,
           }];
           await p.sendRaw(inbox, json, "fresh");
           const e = await eventually(

@@ -8,6 +8,7 @@ import {
   createExponentialBackoffPolicy,
   createFederation,
   type Federation,
+  kvCache,
   type KvStore,
   type MessageQueue,
   type RetryPolicy,
@@ -48,7 +49,6 @@ import {
   sql,
 } from "drizzle-orm";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { getDocumentLoader } from "@fedify/vocab-runtime";
 import type { Db } from "../../db/client.ts";
 import {
   events,
@@ -73,6 +73,14 @@ import {
   upsertActor,
 } from "./actors.ts";
 import { type ActorKeyPairs, loadOrCreateKeyPairs } from "./keys.ts";
+import {
+  createDocumentLoader,
+  type FetchLimits,
+  localContextLoader,
+  quandoUserAgent,
+  UnknownContextError,
+} from "./loader.ts";
+import { hasValidHttpSignature, readInboxPost } from "./inbox-guard.ts";
 import {
   actorUrl,
   AS_PUBLIC,
@@ -106,6 +114,8 @@ export interface FederationDeps {
   outboxRetryPolicy?: RetryPolicy;
   /** Fixed key pairs (tests); otherwise generated once and stored. */
   keyPairs?: ActorKeyPairs;
+  /** Tighter fetch limits (tests); Quando's defaults otherwise. */
+  fetchLimits?: Partial<Omit<FetchLimits, "allowPrivateAddress">>;
 }
 
 /** What the HTTP layer and the event writes use. */
@@ -160,9 +170,30 @@ function typeOf(value: unknown): string | null {
   return typeof t === "string" ? t : Array.isArray(t) ? String(t[0]) : null;
 }
 
-/** Errors the jsonld library throws (JsonLdError, named `jsonld.*`). */
-function isJsonLdError(error: unknown): boolean {
-  return error instanceof Error && error.name.startsWith("jsonld.");
+/**
+ * Errors of a posted activity's JSON-LD: the jsonld library's (named
+ * `jsonld.*`), an unknown context, and a stack overflow in its recursion.
+ */
+function isUnprocessableActivityError(error: unknown): boolean {
+  return error instanceof UnknownContextError || error instanceof RangeError ||
+    (error instanceof Error && error.name.startsWith("jsonld."));
+}
+
+function decodeURIComponentSafe(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether two URLs share scheme, host and port (false if either is not a URL). */
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
@@ -194,13 +225,29 @@ export function createFederationService(
         options,
       ),
   };
+  // Every fetch goes through one loader with Quando's limits (size, time,
+  // redirects, private addresses); contexts come from local copies only.
+  const fetchLimits: FetchLimits = {
+    allowPrivateAddress: deps.allowPrivateAddresses,
+    userAgent: quandoUserAgent(baseUrl),
+    ...deps.fetchLimits,
+  };
+  const freshLoader = createDocumentLoader(fetchLimits);
+  // Actors and keys may be reused for five minutes, as Fedify's own loader does.
+  const cachedLoader = kvCache({
+    loader: freshLoader,
+    kv: deps.kv,
+    prefix: ["_fedify", "remoteDocument"],
+  });
   const federation = createFederation<void>({
     kv: deps.kv,
     queue,
     manuallyStartQueue: true,
     origin: baseUrl,
-    allowPrivateAddress: deps.allowPrivateAddresses,
-    userAgent: { software: "Quando/0.1.0", url: new URL(baseUrl) },
+    documentLoaderFactory: () => cachedLoader,
+    contextLoaderFactory: () => localContextLoader,
+    authenticatedDocumentLoaderFactory: (identity) =>
+      createDocumentLoader(fetchLimits, identity),
     // 1 s doubling up to 12 h, 20 attempts: a peer down for about two days
     // still gets what was sent meanwhile.
     outboxRetryPolicy: deps.outboxRetryPolicy ??
@@ -217,12 +264,6 @@ export function createFederationService(
         error: String(error),
       });
     },
-  });
-  // Uncached: an Update must see the object as it is now, not Fedify's
-  // five-minute cached copy. Private addresses are refused unless allowed.
-  const freshLoader = getDocumentLoader({
-    allowPrivateAddress: deps.allowPrivateAddresses,
-    userAgent: { software: "Quando/0.1.0", url: new URL(baseUrl) },
   });
   let keysPromise: ReturnType<typeof loadOrCreateKeyPairs> | null = null;
   const keyPairs = () => {
@@ -518,32 +559,47 @@ export function createFederationService(
     return isFederated(row ?? null) ? row : null;
   }
 
-  /** The authoritative copy of a remote object: fetched from its origin when that is the sender's. */
+  /**
+   * The copy of a remote object that counts as `authorId`'s, or null. Its id
+   * must be on the author's origin, and a fetched copy must come from there
+   * (redirects included). An embedded copy counts only inside an activity the
+   * author signed: as is (`embedded: "use"`), or when the fetch fails
+   * (`"fallback"`); otherwise (`"never"`, as inside an Announce) only the
+   * origin's copy counts.
+   */
   async function authoritativeObject(
-    embedded: unknown,
-    actorId: string,
-    mustFetch = false,
+    object: unknown,
+    authorId: string,
+    embedded: "use" | "fallback" | "never",
   ): Promise<Record<string, unknown> | null> {
-    const id = idOf(embedded);
+    const id = idOf(object);
     if (!id) return null;
-    let sameOrigin = false;
-    try {
-      sameOrigin = new URL(id).origin === new URL(actorId).origin;
-    } catch { /* not a URL */ }
-    if (sameOrigin || typeof embedded === "string" || mustFetch) {
-      try {
-        const { document } = await freshLoader(id);
-        const doc = asRecord(document);
-        if (idOf(doc) === id) return doc;
-      } catch (err) {
-        log.debug("could not fetch a remote object", {
-          id,
-          error: String(err),
-        });
-      }
-      if (typeof embedded === "string" || mustFetch) return null;
+    if (!sameOrigin(id, authorId)) {
+      log.debug("ignored an object that is not on its author's origin", {
+        id,
+        author: authorId,
+      });
+      return null;
     }
-    return asRecord(embedded);
+    const copy = typeof object === "object" && embedded !== "never"
+      ? asRecord(object)
+      : null;
+    if (copy && embedded === "use") return copy;
+    try {
+      const { document, documentUrl } = await freshLoader(id);
+      const doc = asRecord(document);
+      if (idOf(doc) === id && sameOrigin(documentUrl, authorId)) return doc;
+      log.debug("a fetched object is not the one named on its origin", {
+        id,
+        documentUrl,
+      });
+    } catch (err) {
+      log.debug("could not fetch a remote object", {
+        id,
+        error: String(err),
+      });
+    }
+    return copy;
   }
 
   async function handleRemoteEvent(
@@ -713,20 +769,27 @@ export function createFederationService(
   ) {
     const embedded = raw.object;
     const kind = typeOf(embedded);
+    // Inside an Announce the Create was not signed by its author: only the
+    // copy its author's origin serves counts.
     if (kind === "Note" || kind === "Article") {
-      // A Note not signed by its author (inside an Announce) counts only as
-      // its origin serves it.
-      const note = unwrapped
-        ? await authoritativeObject(embedded, actorId, true)
-        : asRecord(embedded);
+      const note = await authoritativeObject(
+        embedded,
+        actorId,
+        unwrapped ? "never" : "use",
+      );
       if (note) await handleNote(ctx, activity, actorId, note, isUpdate);
       return;
     }
     if (kind !== "Event" && typeof embedded !== "string") return;
-    // An unwrapped Create was not signed by its author: trust only the origin's copy.
-    const object = await authoritativeObject(embedded, actorId, unwrapped);
+    // Events are read as their origin serves them (the full version).
+    const object = await authoritativeObject(
+      embedded,
+      actorId,
+      unwrapped ? "never" : "fallback",
+    );
     if (!object || typeOf(object) !== "Event") return;
-    await handleRemoteEvent(actorId, object, raw.signature);
+    // An unwrapped Create's signature was not verified: never kept.
+    await handleRemoteEvent(actorId, object, unwrapped ? null : raw.signature);
   }
 
   const me = (settings: Settings) => actorUrl(urlsOf(settings));
@@ -996,6 +1059,33 @@ export function createFederationService(
     return found;
   }
 
+  /**
+   * Refuses an inbox post before any JSON-LD work: too large (413), not a
+   * bounded JSON activity or naming an unknown context (400), from a blocked
+   * sender (403), or without a valid HTTP signature (401). Null lets it on.
+   */
+  async function guardInboxPost(request: Request): Promise<Response | null> {
+    const read = await readInboxPost(request);
+    if ("refusal" in read) {
+      return new Response(read.refusal.message, {
+        status: read.refusal.status,
+      });
+    }
+    const actor = idOf(read.json.actor);
+    if (actor && await isBlockedSender(db, actor)) {
+      return new Response("This actor or instance is blocked", {
+        status: 403,
+      });
+    }
+    if (!await hasValidHttpSignature(request, cachedLoader)) {
+      return new Response(
+        "The request needs a valid HTTP signature (draft-cavage with Digest, or RFC 9421)",
+        { status: 401 },
+      );
+    }
+    return null;
+  }
+
   return {
     federation,
 
@@ -1005,19 +1095,17 @@ export function createFederationService(
         (url.pathname === "/federation/inbox" ||
           /^\/federation\/u\/[^/]+\/inbox$/.test(url.pathname));
       if (inboxPost) {
-        if (!await activeSettings()) return { notAcceptable: false };
-        // Refuse blocked senders before any work (Fedify still checks signatures).
-        try {
-          const body = await request.clone().json();
-          const actor = idOf(asRecord(body).actor);
-          if (actor && await isBlockedSender(db, actor)) {
-            return {
-              response: new Response("This actor or instance is blocked", {
-                status: 403,
-              }),
-            };
-          }
-        } catch { /* not JSON: Fedify answers */ }
+        const settings = await activeSettings();
+        if (!settings) return { notAcceptable: false };
+        const personal = /^\/federation\/u\/([^/]+)\/inbox$/.exec(url.pathname);
+        // Another actor's inbox: Fedify answers 404 without reading the body.
+        if (
+          !personal ||
+          decodeURIComponentSafe(personal[1]) === settings.instance_actor
+        ) {
+          const refusal = await guardInboxPost(request);
+          if (refusal) return { response: refusal };
+        }
       }
       let notFound = false;
       let notAcceptable = false;
@@ -1038,7 +1126,7 @@ export function createFederationService(
         // Fedify lets JSON-LD failures of a posted activity through (an
         // @context that is unknown, unreachable or not JSON-LD): the sender's
         // fault, so a 400 rather than a 500.
-        if (inboxPost && isJsonLdError(error)) {
+        if (inboxPost && isUnprocessableActivityError(error)) {
           return {
             response: new Response(
               "The activity's JSON-LD could not be processed (an unknown or unreachable @context?)",

@@ -1,0 +1,177 @@
+/**
+ * The one way Quando fetches anything from the fediverse (actors, keys,
+ * objects, WebFinger, NodeInfo; contexts come from memory only): every
+ * request has a size cap, a timeout and a cap on redirects, and every hop is
+ * checked against the private-address rule.
+ */
+import { signRequest } from "@fedify/fedify";
+import {
+  type DocumentLoader,
+  type DocumentLoaderOptions,
+  FetchError,
+  getRemoteDocument,
+  getUserAgent,
+  type RemoteDocument,
+  validatePublicUrl,
+} from "@fedify/vocab-runtime";
+import { knownContext } from "./contexts.ts";
+
+/** Largest document read from a remote server. */
+export const FETCH_MAX_BYTES = 1024 * 1024;
+/** How long one fetch (all its redirects included) may take. */
+export const FETCH_TIMEOUT_MS = 10_000;
+/** Redirects followed before a fetch gives up. */
+export const FETCH_MAX_REDIRECTS = 5;
+
+export interface FetchLimits {
+  /** Let fetches reach loopback and private hosts (tests, local peers). */
+  allowPrivateAddress: boolean;
+  /** The User-Agent header sent. */
+  userAgent: string;
+  maxBytes?: number;
+  timeoutMs?: number;
+  maxRedirects?: number;
+}
+
+/** Signs each GET as the given key (authorized fetch), when set. */
+export interface FetchSigner {
+  keyId: URL;
+  privateKey: CryptoKey;
+}
+
+/** A context that Quando does not hold locally: never fetched. */
+export class UnknownContextError extends Error {
+  constructor(readonly url: string) {
+    super(`Unknown JSON-LD context (not fetched): ${url}`);
+    this.name = "UnknownContextError";
+  }
+}
+
+/** The User-Agent of Quando's outgoing requests. */
+export function quandoUserAgent(baseUrl: string): string {
+  return getUserAgent({ software: "Quando/0.1.0", url: new URL(baseUrl) });
+}
+
+/**
+ * Loads JSON-LD contexts from the local copies only; an unknown one throws
+ * `UnknownContextError` without any network request.
+ */
+export const localContextLoader: DocumentLoader = (url) => {
+  const document = knownContext(url);
+  if (document === null) return Promise.reject(new UnknownContextError(url));
+  return Promise.resolve({ contextUrl: null, documentUrl: url, document });
+};
+
+/** Reads at most `maxBytes` of a body; throws (and stops reading) beyond. */
+async function readCapped(
+  url: string,
+  response: Response,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(response.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel();
+    throw new FetchError(url, `Document larger than ${maxBytes} bytes`);
+  }
+  if (!response.body) return new Uint8Array(new ArrayBuffer(0));
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new FetchError(url, `Document larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * A document loader with Quando's limits. Known contexts answer from memory;
+ * anything else is fetched with `Accept: application/activity+json`, at most
+ * `maxBytes` (1 MiB), within `timeoutMs` (10 s) for the whole chain of at most
+ * `maxRedirects` (5) redirects, each hop refused when it is a private address
+ * (unless allowed). With a signer, requests are signed (draft-cavage).
+ */
+export function createDocumentLoader(
+  limits: FetchLimits,
+  signer?: FetchSigner,
+): DocumentLoader {
+  const maxBytes = limits.maxBytes ?? FETCH_MAX_BYTES;
+  const timeoutMs = limits.timeoutMs ?? FETCH_TIMEOUT_MS;
+  const maxRedirects = limits.maxRedirects ?? FETCH_MAX_REDIRECTS;
+
+  async function load(
+    url: string,
+    signal: AbortSignal,
+    hops: number,
+  ): Promise<RemoteDocument> {
+    signal.throwIfAborted();
+    const target = new URL(url);
+    const href = target.href;
+    const context = knownContext(href);
+    if (context !== null) {
+      return { contextUrl: null, documentUrl: href, document: context };
+    }
+    if (target.protocol !== "https:" && target.protocol !== "http:") {
+      throw new FetchError(href, `Unsupported protocol ${target.protocol}`);
+    }
+    if (!limits.allowPrivateAddress) await validatePublicUrl(href);
+    let request = new Request(href, {
+      headers: {
+        Accept: "application/activity+json, application/ld+json",
+        "User-Agent": limits.userAgent,
+      },
+      redirect: "manual",
+    });
+    if (signer) {
+      request = await signRequest(request, signer.privateKey, signer.keyId);
+    }
+    const response = await fetch(request, { redirect: "manual", signal });
+    const location = response.headers.get("location");
+    if (response.status >= 300 && response.status < 400 && location) {
+      await response.body?.cancel();
+      if (hops >= maxRedirects) {
+        throw new FetchError(href, `More than ${maxRedirects} redirects`);
+      }
+      return await load(new URL(location, href).href, signal, hops + 1);
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new FetchError(href, `HTTP ${response.status}`);
+    }
+    const bytes = await readCapped(href, response, maxBytes);
+    // Fedify's parser handles content types, Link headers and HTML pages
+    // that point at their ActivityStreams form; a pointer costs one hop.
+    return await getRemoteDocument(
+      href,
+      new Response(bytes, { status: 200, headers: response.headers }),
+      (next) => {
+        if (hops >= maxRedirects) {
+          return Promise.reject(
+            new FetchError(href, `More than ${maxRedirects} redirects`),
+          );
+        }
+        return load(next, signal, hops + 1);
+      },
+    );
+  }
+
+  return (url: string, options?: DocumentLoaderOptions) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options?.signal
+      ? AbortSignal.any([options.signal, timeout])
+      : timeout;
+    return load(url, signal, 0);
+  };
+}
