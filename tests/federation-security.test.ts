@@ -564,3 +564,45 @@ Deno.test("event page as ActivityPub: hidden events and undecodable slugs are 40
     ctx.close();
   }
 });
+
+Deno.test("add_trust: a handle resolves through WebFinger with the same loader (http only when private addresses are allowed)", async () => {
+  await withApp(async (ctx, origin) => {
+    const { token } = await userWithToken(ctx, "admin");
+    const alice = await serveActor(origin, "alice");
+    const host = new URL(origin.base).host;
+    origin.docs.set("/.well-known/webfinger", {
+      subject: `acct:alice@${host}`,
+      links: [{
+        rel: "self",
+        type: "application/activity+json",
+        href: alice.actorId,
+      }],
+    });
+    const res = await call(ctx, "POST", "/api/ap_actors/add_trust", {
+      token,
+      json: { url: `@alice@${host}` },
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal((await res.json()).ap_id, alice.actorId);
+    assert.ok(origin.hits.includes("/.well-known/webfinger"));
+  });
+  // Without ALLOW_PRIVATE_ADDRESSES the same handle reaches nothing.
+  const strict = await createTestApp();
+  const origin = startOrigin();
+  try {
+    const { token } = await userWithToken(strict, "admin");
+    const host = new URL(origin.base).host;
+    await expectError(
+      await call(strict, "POST", "/api/ap_actors/add_trust", {
+        token,
+        json: { url: `alice@${host}` },
+      }),
+      400,
+      "invalid_request",
+    );
+    assert.deepEqual(origin.hits, []);
+  } finally {
+    await origin.stop();
+    strict.close();
+  }
+});

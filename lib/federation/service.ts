@@ -1009,15 +1009,31 @@ export function createFederationService(
   /** Resolves what an admin typed to an actor URL. */
   async function resolveActorUrl(input: string): Promise<string> {
     const text = input.trim();
-    if (/^@?[^@\s/]+@[^@\s/]+$/.test(text)) return text.replace(/^@/, "acct:");
+    const handle = /^@?([^@\s/]+)@([^@\s/]+)$/.exec(text);
+    if (handle) {
+      // WebFinger through the one loader (Fedify's lookup would fetch on its own).
+      const resource = `acct:${handle[1]}@${handle[2]}`;
+      const jrd = await fromHost(
+        handle[2],
+        `/.well-known/webfinger?resource=${encodeURIComponent(resource)}`,
+      );
+      const links = asRecord(jrd).links;
+      const self = Array.isArray(links)
+        ? links.map(asRecord).find((l) =>
+          l.rel === "self" && typeof l.href === "string" &&
+          /^application\/(activity\+json|ld\+json)/.test(String(l.type))
+        )
+        : undefined;
+      if (typeof self?.href !== "string") {
+        throw invalidRequest("That handle names no ActivityPub actor");
+      }
+      return self.href;
+    }
     if (/^https?:\/\//i.test(text)) return new URL(text).href;
     if (/^[a-z0-9.-]+(:\d+)?$/i.test(text)) {
       // An instance domain: its FEP-2677 application actor, from NodeInfo.
-      const ctx = federation.createContext(new URL(baseUrl));
-      const { document } = await ctx.documentLoader(
-        `https://${text}/.well-known/nodeinfo`,
-      );
-      const links = asRecord(document).links;
+      const links = asRecord(await fromHost(text, "/.well-known/nodeinfo"))
+        .links;
       const app = Array.isArray(links)
         ? links.map(asRecord).find((l) =>
           l.rel === "https://www.w3.org/ns/activitystreams#Application"
@@ -1031,6 +1047,19 @@ export function createFederationService(
     throw invalidRequest("Give an actor URL, a @user@host handle or a domain", [
       { field: "url", message: "not an actor URL, handle or domain" },
     ]);
+  }
+
+  /**
+   * A document at `path` on `host`, over https; plain http only when private
+   * addresses are allowed (local peers in tests and development).
+   */
+  async function fromHost(host: string, path: string): Promise<unknown> {
+    try {
+      return (await freshLoader(`https://${host}${path}`)).document;
+    } catch (err) {
+      if (!deps.allowPrivateAddresses) throw err;
+      return (await freshLoader(`http://${host}${path}`)).document;
+    }
   }
 
   async function fetchActor(input: string) {
