@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import ICAL from "ical.js";
 import { XMLParser } from "fast-xml-parser";
+import { SaxesParser } from "saxes";
 import { apUsers } from "../db/schema.ts";
 import { upsertRemoteEvent } from "../lib/events/write.ts";
 import {
@@ -699,6 +700,228 @@ Deno.test("JSON Feed 1.1: required and documented fields", async () => {
       preflight.headers.get("access-control-allow-headers") ?? "",
       /If-None-Match/i,
     );
+  } finally {
+    ctx.close();
+  }
+});
+
+// ---------------------------------------------------------- hostile content
+
+/** An element of a document read by a conforming (strict) XML parser. */
+interface XmlNode {
+  name: string;
+  attributes: Record<string, string>;
+  children: XmlNode[];
+  text: string;
+}
+
+/**
+ * Parses with saxes, which enforces XML 1.0 well-formedness (fast-xml-parser's
+ * validator lets `<` in attribute values and control characters through).
+ */
+function parseStrictXml(text: string, label: string): XmlNode {
+  const parser = new SaxesParser();
+  const errors: string[] = [];
+  const document: XmlNode = {
+    name: "#document",
+    attributes: {},
+    children: [],
+    text: "",
+  };
+  const open = [document];
+  parser.on("error", (err) => errors.push(err.message));
+  parser.on("opentag", (tag) => {
+    const node: XmlNode = {
+      name: tag.name,
+      attributes: { ...tag.attributes } as Record<string, string>,
+      children: [],
+      text: "",
+    };
+    open[open.length - 1].children.push(node);
+    open.push(node);
+  });
+  parser.on("closetag", () => open.pop());
+  parser.on("text", (t) => open[open.length - 1].text += t);
+  parser.on("cdata", (t) => open[open.length - 1].text += t);
+  parser.write(text).close();
+  assert.deepEqual(errors, [], `${label} is not well-formed XML`);
+  assert.equal(document.children.length, 1, label);
+  return document.children[0];
+}
+
+function xmlChildren(node: XmlNode, name: string): XmlNode[] {
+  return node.children.filter((c) => c.name === name);
+}
+
+function xmlChild(node: XmlNode, name: string): XmlNode {
+  const [found] = xmlChildren(node, name);
+  assert.ok(found, `<${node.name}> has no <${name}>`);
+  return found;
+}
+
+/** Text of an Atom text construct as a reader shows it (RFC 4287 3.1). */
+function atomText(node: XmlNode): string {
+  assert.notEqual(
+    node.attributes.type,
+    "xhtml",
+    `${node.name} is not plain text`,
+  );
+  if (node.attributes.type !== "html") return node.text;
+  // Escaped HTML: it must hold no markup, only character references.
+  assert.ok(!node.text.includes("<"), `${node.name} carries markup`);
+  return node.text.replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+}
+
+/** Characters XML 1.0 cannot carry (ICS forbids them in TEXT too). */
+// deno-lint-ignore no-control-regex -- these are what the test looks for
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+const HOSTILE = {
+  instance: `Q <&> "]]>" &amp; 'x'`,
+  title: `Fest ]]> <b>bold</b> & &amp; &lt; "q" 'a' ]]> \\;, end`,
+  // Not ending in a backslash: ical.js splits `\\,` (an escaped backslash,
+  // then the separator) as an escaped comma, though RFC 5545 says otherwise.
+  tags: ["t]]><x>", `a &amp; <b>"q"</b>`, "semi;colon,back\\slash"],
+  placeName: "P]]><p>&lt;",
+  placeAddress: `1 <Main> & "St" ]]>`,
+  description:
+    `<p>x ]]> y &lt;z&gt; <em>ok</em> & "q"</p><script>alert(1)</script><p>]]&gt;</p>`,
+  imageName: `<img src=x onerror=alert(1)> & "poster" ]]>`,
+};
+
+Deno.test("feeds stay well-formed with hostile titles, tags, places, descriptions and names, which come back as text", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await setSettings(ctx, admin, {
+      instance_title: HOSTILE.instance,
+      instance_description: HOSTILE.instance,
+    });
+    const image = await uploadImage(ctx, admin);
+    const event = await createEvent(ctx, admin, {
+      title: HOSTILE.title,
+      description: HOSTILE.description,
+      tags: HOSTILE.tags,
+      place_name: HOSTILE.placeName,
+      place_address: HOSTILE.placeAddress,
+      media: [{ url: image, name: HOSTILE.imageName }],
+    });
+    // Control characters cannot be carried by XML: they are left out there.
+    const bell = await createEvent(ctx, admin, {
+      title: "Bell\u0007 and\u000b tab\tend",
+      start_datetime: NOW + 2 * DAY,
+      tags: ["t]]><x>"],
+      place_name: HOSTILE.placeName,
+      place_address: HOSTILE.placeAddress,
+    });
+    const bellTitle = "Bell and tab\tend";
+    // What the API stores is what the feeds must carry.
+    const stored = await expectStatus(
+      await call(ctx, "GET", `/api/events/${event.id}`),
+      200,
+    );
+    assert.equal(stored.title, HOSTILE.title);
+    const description = stored.description as string;
+    assert.ok(description.includes("<em>ok</em>"), description);
+    assert.ok(!description.includes("<script"), description);
+    const placeId = (stored.place as Json).id;
+    // Tags come in the API's order (normalised), every spelling kept.
+    const tags = (stored.tags as Json[]).map((t) => t.tag);
+    assert.deepEqual([...tags].sort(), [...HOSTILE.tags].sort());
+    const tagPath = `/tag/${encodeURIComponent(HOSTILE.tags[0])}`;
+    const placeWords = `${HOSTILE.placeName}, ${HOSTILE.placeAddress}`;
+    const escapedPlace = placeWords.replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+      .replace(/'/g, "&#39;");
+
+    for (
+      const [scope, feedTitle] of [
+        ["", HOSTILE.instance],
+        [tagPath, `${HOSTILE.instance} — #${HOSTILE.tags[0]}`],
+        [`/place/${placeId}`, `${HOSTILE.instance} — ${HOSTILE.placeName}`],
+      ]
+    ) {
+      // RSS 2.0: titles and categories are text; description and
+      // content:encoded are HTML.
+      const rssText = await fetchText(ctx, `/feed/rss${scope}`);
+      assert.ok(!CONTROL.test(rssText), `control character in RSS ${scope}`);
+      const rss = parseStrictXml(rssText, `RSS ${scope}`);
+      const channel = xmlChild(rss, "channel");
+      assert.equal(xmlChild(channel, "title").text, feedTitle);
+      const items = xmlChildren(channel, "item");
+      assert.deepEqual(
+        items.map((i) => xmlChild(i, "title").text),
+        [HOSTILE.title, bellTitle],
+      );
+      assert.deepEqual(
+        xmlChildren(items[0], "category").map((c) => c.text),
+        tags,
+      );
+      assert.ok(
+        xmlChild(items[0], "description").text.includes(escapedPlace),
+        xmlChild(items[0], "description").text,
+      );
+      assert.ok(
+        xmlChild(items[0], "content:encoded").text.includes(description),
+      );
+
+      // Atom 1.0: every text construct reads back as the original text.
+      const atomText_ = await fetchText(ctx, `/feed/atom${scope}`);
+      assert.ok(!CONTROL.test(atomText_), `control character in Atom ${scope}`);
+      const atom = parseStrictXml(atomText_, `Atom ${scope}`);
+      assert.equal(atomText(xmlChild(atom, "title")), feedTitle);
+      const entries = xmlChildren(atom, "entry");
+      assert.deepEqual(
+        entries.map((e) => atomText(xmlChild(e, "title"))),
+        [HOSTILE.title, bellTitle],
+      );
+      const categories = xmlChildren(entries[0], "category");
+      assert.deepEqual(categories.map((c) => c.attributes.term), tags);
+      assert.deepEqual(categories.map((c) => c.attributes.label), tags);
+      assert.ok(
+        atomText(xmlChild(entries[0], "summary")).includes(placeWords),
+      );
+      assert.equal(xmlChild(entries[0], "content").attributes.type, "html");
+      assert.ok(xmlChild(entries[0], "content").text.includes(description));
+      const enclosure = xmlChildren(entries[0], "link").find((l) =>
+        l.attributes.rel === "enclosure"
+      );
+      assert.equal(enclosure?.attributes.title, HOSTILE.imageName);
+
+      // JSON Feed: title, tags and summary are plain text.
+      const json = JSON.parse(await fetchText(ctx, `/feed/json${scope}`));
+      assert.equal(json.title, feedTitle);
+      assert.deepEqual(
+        json.items.map((i: Json) => i.title),
+        [HOSTILE.title, "Bell\u0007 and\u000b tab\tend"],
+      );
+      assert.deepEqual(json.items[0].tags, tags);
+      assert.ok(json.items[0].summary.includes(placeWords));
+      assert.ok(json.items[0].content_html.includes(description));
+
+      // iCalendar: the same strings, TEXT-escaped.
+      const ics = parseIcs(await fetchText(ctx, `/feed/ics${scope}`));
+      assert.equal(textProp(ics, "x-wr-calname"), feedTitle);
+      const byUid = new Map(
+        vevents(ics).map((v) => [String(prop(v, "uid")), v]),
+      );
+      const vevent = byUid.get(`${event.id}@${HOST}`)!;
+      assert.equal(prop(vevent, "summary"), HOSTILE.title);
+      assert.deepEqual(
+        vevent.getAllProperties("categories").flatMap((p) => p.getValues()),
+        tags,
+      );
+      assert.equal(
+        prop(vevent, "location"),
+        `${HOSTILE.placeName}\n${HOSTILE.placeAddress}`,
+      );
+      assert.ok(
+        !CONTROL.test(
+          String(prop(byUid.get(`${bell.id}@${HOST}`)!, "summary")),
+        ),
+      );
+    }
   } finally {
     ctx.close();
   }

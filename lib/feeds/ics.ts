@@ -47,6 +47,8 @@
  * - Hidden events and templates are never exported; the single-event
  *   endpoints answer 404 for them, whoever asks (they are public, cacheable
  *   URLs).
+ * - Control characters (other than tab) are left out of every value: RFC 5545
+ *   TEXT cannot carry them and ical-generator writes them as they are.
  */
 import ical, {
   type ICalCalendar,
@@ -98,6 +100,13 @@ export function icalStatus(status: EventStatus): ICalEventStatus {
 export function eventUid(id: number, baseUrl: string): string {
   return `${id}@${new URL(baseUrl).host}`;
 }
+
+/**
+ * Control characters a calendar cannot carry. ical-generator itself writes
+ * only CR LF line ends and tab, and turns line breaks in values into `\n`.
+ */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const NOT_ICALENDAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
 
 /** TEXT escaping for the calendar properties ical-generator writes raw. */
 function escapeText(text: string): string {
@@ -260,5 +269,5 @@ export function renderCalendar(
     },
     events: entries,
   });
-  return calendar.toString();
+  return calendar.toString().replace(NOT_ICALENDAR, "");
 }

@@ -1,5 +1,5 @@
 /**
- * RSS 2.0, Atom 1.0 and JSON Feed 1.1 with the `feed` library.
+ * RSS 2.0, Atom 1.0 and JSON Feed 1.1.
  *
  * Each entry is an event: its title, its public page as link and id, the
  * date, time and place in words (instance locale and time zone) as summary,
@@ -8,9 +8,15 @@
  * as published and updatedAt as updated. The feed's date is the latest
  * change among its entries and settings, never the time of the request, so
  * that the same data gives the same bytes.
+ *
+ * The XML is written here (lib/feeds/xml.ts) rather than by the `feed`
+ * library, whose documents were malformed for some input: it escaped only `&`
+ * and `"` in attribute values (a tag with `<` broke every Atom reader), split
+ * CDATA sections at the first `]]>` only, and kept characters XML cannot carry.
+ * Titles, summaries and categories are text everywhere; only the content (and
+ * RSS's description, by custom) is HTML, escaped as text.
  */
 import { imageTypeOf, publicMediaUrl } from "../media/public.ts";
-import { Feed, type Item } from "feed";
 import type { FeedEvent } from "./select.ts";
 import {
   escapeHtml,
@@ -19,6 +25,7 @@ import {
   whenInWords,
   whereInWords,
 } from "./words.ts";
+import { xmlDocument, xmlElement, xmlTextElement } from "./xml.ts";
 
 export type TextFormat = "rss" | "atom" | "json";
 
@@ -34,13 +41,26 @@ export interface SyndicationOptions {
   updated: Date;
 }
 
-function entry(fe: FeedEvent, options: SyndicationOptions): Item {
+/** An entry as every format reads it. */
+interface Entry {
+  title: string;
+  link: string;
+  updated: Date;
+  published: Date;
+  /** Plain text: status, date and time, place. */
+  summary: string;
+  /** HTML. */
+  content: string;
+  tags: string[];
+  image: { url: string; type: string; length?: number; title?: string } | null;
+}
+
+function entryOf(fe: FeedEvent, options: SyndicationOptions): Entry {
   const e = fe.row;
   const link = `${options.baseUrl}/event/${e.slug}`;
   const when = whenInWords(e.start_datetime, e.end_datetime, options.locality);
   const where = whereInWords(fe);
   const status = statusInWords(e.status);
-  const summary = [status, when, where].filter(Boolean).join(" · ");
   const online = e.online_locations.map((u) => {
     const safe = escapeHtml(u);
     return `<a href="${safe}">${safe}</a>`;
@@ -52,54 +72,149 @@ function entry(fe: FeedEvent, options: SyndicationOptions): Item {
     e.description,
     online.length ? `<p>${online.join("<br>")}</p>` : "",
   ].filter(Boolean).join("\n");
-  const image = e.media[0];
-  const imageUrl = image ? publicMediaUrl(options.baseUrl, image) : null;
+  const media = e.media[0];
+  const imageUrl = media ? publicMediaUrl(options.baseUrl, media) : null;
   return {
     title: e.title,
-    id: link,
     link,
-    date: e.updatedAt,
+    updated: e.updatedAt,
     published: e.createdAt,
-    description: escapeHtml(summary),
+    summary: [status, when, where].filter(Boolean).join(" · "),
     content,
-    category: fe.tags.map((t) => ({ name: t, term: t })),
-    ...(imageUrl
+    tags: fe.tags,
+    image: imageUrl
       ? {
-        image: {
-          url: imageUrl,
-          type: imageTypeOf(imageUrl),
-          length: image.size ?? 0,
-          ...(image.name ? { title: image.name } : {}),
-        },
+        url: imageUrl,
+        type: imageTypeOf(imageUrl),
+        length: media.size ?? undefined,
+        title: media.name || undefined,
       }
-      : {}),
+      : null,
   };
+}
+
+type FeedUrl = (format: TextFormat) => string;
+
+function rss(entries: Entry[], options: SyndicationOptions, self: FeedUrl) {
+  const items = entries.map((e) =>
+    xmlElement("item", {}, [
+      xmlTextElement("title", e.title),
+      xmlTextElement("link", e.link),
+      xmlTextElement("guid", e.link, { isPermaLink: "false" }),
+      xmlTextElement("pubDate", e.published.toUTCString()),
+      xmlTextElement("description", escapeHtml(e.summary)),
+      xmlTextElement("content:encoded", e.content),
+      ...e.tags.map((tag) => xmlTextElement("category", tag)),
+      e.image
+        ? xmlElement("enclosure", {
+          url: e.image.url,
+          length: e.image.length ?? 0,
+          type: e.image.type,
+        })
+        : "",
+    ])
+  );
+  const channel = xmlElement("channel", {}, [
+    xmlTextElement("title", options.title),
+    xmlTextElement("link", options.link),
+    xmlTextElement("description", options.description),
+    xmlTextElement("lastBuildDate", options.updated.toUTCString()),
+    xmlTextElement("docs", "https://www.rssboard.org/rss-specification"),
+    xmlTextElement("generator", "Quando"),
+    xmlTextElement("language", options.locality.locale),
+    xmlElement("atom:link", {
+      href: self("rss"),
+      rel: "self",
+      type: "application/rss+xml",
+    }),
+    ...items,
+  ]);
+  return xmlDocument(
+    xmlElement("rss", {
+      version: "2.0",
+      "xmlns:atom": "http://www.w3.org/2005/Atom",
+      "xmlns:content": "http://purl.org/rss/1.0/modules/content/",
+    }, channel),
+  );
+}
+
+function atom(entries: Entry[], options: SyndicationOptions, self: FeedUrl) {
+  const items = entries.map((e) =>
+    xmlElement("entry", {}, [
+      xmlTextElement("title", e.title),
+      xmlTextElement("id", e.link),
+      xmlElement("link", { href: e.link }),
+      xmlTextElement("updated", e.updated.toISOString()),
+      xmlTextElement("published", e.published.toISOString()),
+      xmlTextElement("summary", e.summary),
+      xmlTextElement("content", e.content, { type: "html" }),
+      ...e.tags.map((tag) => xmlElement("category", { term: tag, label: tag })),
+      e.image
+        ? xmlElement("link", {
+          rel: "enclosure",
+          href: e.image.url,
+          type: e.image.type,
+          length: e.image.length,
+          title: e.image.title,
+        })
+        : "",
+    ])
+  );
+  return xmlDocument(
+    xmlElement("feed", { xmlns: "http://www.w3.org/2005/Atom" }, [
+      xmlTextElement("id", self("atom")),
+      xmlTextElement("title", options.title),
+      options.description
+        ? xmlTextElement("subtitle", options.description)
+        : "",
+      xmlTextElement("updated", options.updated.toISOString()),
+      xmlTextElement("generator", "Quando"),
+      xmlElement("link", { rel: "alternate", href: options.link }),
+      xmlElement("link", { rel: "self", href: self("atom") }),
+      ...items,
+    ]),
+  );
+}
+
+function jsonFeed(
+  entries: Entry[],
+  options: SyndicationOptions,
+  self: FeedUrl,
+) {
+  return JSON.stringify(
+    {
+      version: "https://jsonfeed.org/version/1.1",
+      title: options.title,
+      home_page_url: options.link,
+      feed_url: self("json"),
+      description: options.description || undefined,
+      language: options.locality.locale,
+      items: entries.map((e) => ({
+        id: e.link,
+        url: e.link,
+        title: e.title,
+        content_html: e.content,
+        summary: e.summary,
+        image: e.image?.url,
+        date_modified: e.updated.toISOString(),
+        date_published: e.published.toISOString(),
+        tags: e.tags,
+      })),
+    },
+    null,
+    2,
+  );
 }
 
 /** The feed document in one of the three formats. */
 export function renderFeed(
   format: TextFormat,
-  entries: FeedEvent[],
+  events: FeedEvent[],
   options: SyndicationOptions,
 ): string {
-  const self = (f: TextFormat) => `${options.baseUrl}/feed/${f}${options.path}`;
-  const feed = new Feed({
-    title: options.title,
-    description: options.description,
-    id: self(format),
-    link: options.link,
-    language: options.locality.locale,
-    updated: options.updated,
-    generator: "Quando",
-    feedLinks: { rss: self("rss"), atom: self("atom"), json: self("json") },
-  });
-  for (const fe of entries) feed.addItem(entry(fe, options));
-  if (format === "rss") return feed.rss2();
-  if (format === "atom") return feed.atom1();
-  // The library writes JSON Feed 1; 1.1 adds `language` and `authors`
-  // (none here) and is otherwise the same document.
-  const doc = JSON.parse(feed.json1());
-  doc.version = "https://jsonfeed.org/version/1.1";
-  doc.language = options.locality.locale;
-  return JSON.stringify(doc, null, 2);
+  const self: FeedUrl = (f) => `${options.baseUrl}/feed/${f}${options.path}`;
+  const entries = events.map((fe) => entryOf(fe, options));
+  if (format === "rss") return rss(entries, options, self);
+  if (format === "atom") return atom(entries, options, self);
+  return jsonFeed(entries, options, self);
 }
