@@ -19,6 +19,7 @@ import {
   createS3MediaStore,
   type MediaStore,
 } from "./lib/media/store.ts";
+import { sweepMedia } from "./lib/media/cleanup.ts";
 import { getSettings } from "./lib/settings.ts";
 import { materializeOccurrences } from "./lib/events/write.ts";
 import { purgeExpiredOAuth } from "./lib/oauth/grants.ts";
@@ -107,10 +108,27 @@ async function serve(config: Config): Promise<void> {
       log.error("purging remote events failed", { error: String(err) });
     }
   };
+  // Uploads no event references (never attached, or left by deletions and edits).
+  const sweepUploads = async () => {
+    try {
+      const swept = await sweepMedia({
+        db: database.db,
+        clock: systemClock,
+        media,
+      });
+      if (swept.removed > 0 || swept.storeFailed > 0) {
+        log.info("removed unreferenced media", { ...swept });
+      }
+    } catch (err) {
+      log.error("sweeping media failed", { error: String(err) });
+    }
+  };
   const hourly = async () => {
     await extendSeries();
     await purgeOAuth();
     await purgeRemoteEvents();
+    // After the purges, whose events' files may now be unreferenced.
+    await sweepUploads();
   };
   await hourly();
   const timer = setInterval(hourly, 60 * 60 * 1000);

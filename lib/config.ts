@@ -37,6 +37,7 @@ const envSchema = z.object({
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
   MEDIA_STORE: z.enum(["db", "s3"]).default("db"),
   MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(10_485_760),
+  MEDIA_QUOTA_BYTES: z.coerce.number().int().min(0).default(209_715_200),
   S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   S3_BUCKET: z.string().min(1).optional(),
   S3_REGION: z.string().min(1).default("auto"),
@@ -95,6 +96,11 @@ export interface Config {
   mediaStore: "db" | "s3";
   /** Largest accepted upload, in bytes. */
   mediaMaxBytes: number;
+  /**
+   * Bytes of stored files each user may hold (anonymous submissions share
+   * one such quota); 0 means no quota.
+   */
+  mediaQuotaBytes: number;
   s3?: {
     endpoint: string;
     bucket: string;
@@ -153,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     bodyLimit: e.BODY_LIMIT,
     mediaStore: e.MEDIA_STORE,
     mediaMaxBytes: e.MEDIA_MAX_BYTES,
+    mediaQuotaBytes: e.MEDIA_QUOTA_BYTES,
     s3: e.MEDIA_STORE === "s3"
       ? {
         endpoint: e.S3_ENDPOINT!,

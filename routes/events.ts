@@ -25,6 +25,7 @@ import {
   type WriteDeps,
 } from "../lib/events/write.ts";
 import { invalidRequest, notFound } from "../lib/errors.ts";
+import { emptyMediaTrash } from "../lib/media/cleanup.ts";
 import { checkImage, storeImage } from "../lib/media/upload.ts";
 import { getSettings } from "../lib/settings.ts";
 import { bearerSecurity, optionalAuth, requireAuth } from "./auth.ts";
@@ -451,11 +452,15 @@ export function eventRoutes(deps: RouteDeps) {
     settings: await getSettings(db),
   });
 
-  /** Checks an attached image, then returns the Media item it will be once stored. */
+  /**
+   * Checks an attached image, then returns what stores it (counted against
+   * the uploader's quota; null: an anonymous submission) and gives its Media item.
+   */
   const imageSaver = async (
     image: File | undefined,
     name: string | undefined,
     focalpoint: [number, number] | undefined,
+    ownerId: number | null,
   ) => {
     if (!image) return undefined;
     const checked = checkImage(
@@ -463,10 +468,20 @@ export function eventRoutes(deps: RouteDeps) {
       deps.config.mediaMaxBytes,
     );
     return () =>
-      storeImage({ db, clock: deps.clock, media: deps.media }, checked, {
-        name: name ?? image.name,
-        focalpoint,
-      });
+      storeImage(
+        {
+          db,
+          clock: deps.clock,
+          media: deps.media,
+          quotaBytes: deps.config.mediaQuotaBytes,
+        },
+        checked,
+        {
+          name: name ?? image.name,
+          focalpoint,
+          ownerId,
+        },
+      );
   };
 
   /**
@@ -515,7 +530,12 @@ export function eventRoutes(deps: RouteDeps) {
     body: z.infer<typeof EventPatchBody>,
   ) => {
     const { input, image, image_name, focalpoint } = splitBody(body);
-    const saver = await imageSaver(image, image_name, focalpoint);
+    const saver = await imageSaver(
+      image,
+      image_name,
+      focalpoint,
+      c.get("auth").user.id,
+    );
     await federated(id, async () => {
       await updateEvent(
         await writeDeps(),
@@ -608,7 +628,12 @@ export function eventRoutes(deps: RouteDeps) {
     async (c) => {
       const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
       const { input, image, image_name, focalpoint } = splitBody(body);
-      const saver = await imageSaver(image, image_name, focalpoint);
+      const saver = await imageSaver(
+        image,
+        image_name,
+        focalpoint,
+        c.get("auth")?.user.id ?? null,
+      );
       const id = await federated(null, async () =>
         await createEvent(
           await writeDeps(),
@@ -655,6 +680,16 @@ export function eventRoutes(deps: RouteDeps) {
       await deleteEvent(await writeDeps(), c.get("auth").user, id);
       return id;
     });
+    if (deps.media.kind !== "db") {
+      // Files the deletion removed leave the bucket now, not at the next sweep.
+      try {
+        await emptyMediaTrash({ db, media: deps.media });
+      } catch (err) {
+        deps.log.error("deleting removed media from the store failed", {
+          error: String(err),
+        });
+      }
+    }
     return c.body(null, 204);
   });
 

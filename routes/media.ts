@@ -1,6 +1,8 @@
 /** Uploading and serving media files. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiError, invalidRequest, notFound } from "../lib/errors.ts";
+import { httpDate, notModified } from "../lib/feeds/conditional.ts";
+import { parseRange } from "../lib/media/range.ts";
 import { checkImage, storeImage } from "../lib/media/upload.ts";
 import { bearerSecurity, requireAuth } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
@@ -48,7 +50,9 @@ const fileRoute = createRoute({
   },
   responses: {
     200: { description: "The file, cacheable for a year" },
-    ...errorResponses(400, 404),
+    206: { description: "The byte range asked for with `Range`" },
+    304: { description: "The client's copy (`If-None-Match`) is current" },
+    ...errorResponses(400, 404, 416),
   },
 });
 
@@ -90,11 +94,17 @@ export function mediaRoutes(deps: RouteDeps) {
         deps.config.mediaMaxBytes,
       );
       const item = await storeImage(
-        { db, clock: deps.clock, media: deps.media },
+        {
+          db,
+          clock: deps.clock,
+          media: deps.media,
+          quotaBytes: deps.config.mediaQuotaBytes,
+        },
         checked,
         {
           name: name ?? "",
           focalpoint: point,
+          ownerId: c.get("auth").user.id,
         },
       );
       return c.json(item, 201);
@@ -102,17 +112,57 @@ export function mediaRoutes(deps: RouteDeps) {
   );
 
   app.openapi(fileRoute, async (c) => {
-    const stored = await deps.media.get(c.req.valid("param").file);
+    const stored = await deps.media.get(c.req.valid("param").file, {
+      range: parseRange(c.req.header("range")),
+      ifRange: c.req.header("if-range"),
+    });
     if (!stored) throw notFound("File");
-    return c.body(stored.body as Uint8Array<ArrayBuffer>, 200, {
+    if (stored.kind === "unsatisfiable") {
+      throw new ApiError(
+        416,
+        "range_not_satisfiable",
+        `The range starts beyond the end of the file (${stored.size} bytes)`,
+        undefined,
+        { "Content-Range": `bytes */${stored.size}` },
+      );
+    }
+    const headers: Record<string, string> = {
       "Content-Type": stored.contentType,
-      "Content-Length": String(stored.size),
+      "Accept-Ranges": "bytes",
       // Names are random and never reused: the bytes behind one never change.
       "Cache-Control": "public, max-age=31536000, immutable",
       "X-Content-Type-Options": "nosniff",
       "Content-Security-Policy": "default-src 'none'; sandbox",
       "Access-Control-Allow-Origin": "*",
-    }) as never;
+    };
+    if (stored.etag) headers["ETag"] = stored.etag;
+    if (stored.lastModified) {
+      headers["Last-Modified"] = httpDate(stored.lastModified);
+    }
+    const conditional = {
+      ifNoneMatch: c.req.header("if-none-match"),
+      ifModifiedSince: c.req.header("if-modified-since"),
+    };
+    // Without a Last-Modified, an invalid date: If-Modified-Since never matches.
+    if (
+      notModified(
+        conditional,
+        stored.etag ?? "",
+        stored.lastModified ?? new Date(NaN),
+      )
+    ) {
+      await stored.body.cancel();
+      return c.body(null, 304, headers) as never;
+    }
+    const { range, size } = stored;
+    if (range) {
+      headers["Content-Range"] = `bytes ${range.start}-${range.end}/${size}`;
+    }
+    headers["Content-Length"] = String(
+      range ? range.end - range.start + 1 : size,
+    );
+    // A stream: the store reads the file as the client takes it.
+    return c.body(stored.body, range ? 206 : 200, headers) as never;
   });
   return app;
 }

@@ -65,3 +65,20 @@ Deno.test("the server exits with code 1 and a clear message on an invalid value"
   assert.match(stderr, /Invalid configuration/);
   assert.match(stderr, /PORT/);
 });
+
+Deno.test("MEDIA_QUOTA_BYTES: 200 MiB per user by default, 0 for none, refused when not a count", () => {
+  assert.equal(loadConfig({}).mediaQuotaBytes, 209_715_200);
+  assert.equal(
+    loadConfig({ MEDIA_QUOTA_BYTES: "1048576" }).mediaQuotaBytes,
+    1_048_576,
+  );
+  assert.equal(loadConfig({ MEDIA_QUOTA_BYTES: "0" }).mediaQuotaBytes, 0);
+  for (const value of ["-1", "lots", "1.5"]) {
+    assert.throws(
+      () => loadConfig({ MEDIA_QUOTA_BYTES: value }),
+      (err: unknown) =>
+        err instanceof ConfigError && /MEDIA_QUOTA_BYTES/.test(err.message),
+      value,
+    );
+  }
+});

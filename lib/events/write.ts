@@ -5,6 +5,7 @@
 import { and, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import {
+  eventMedia,
   events,
   type EventStatus,
   eventTags,
@@ -15,6 +16,7 @@ import {
   tags,
 } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
+import { localMediaNames, pruneMediaStatement } from "../media/cleanup.ts";
 import {
   ApiError,
   forbidden,
@@ -802,11 +804,12 @@ export async function deleteEvent(
   const nowS = nowSeconds(clock);
   const statements: BatchItem[] = [];
   let affected = [id];
+  let mediaLists = [current.media];
   if (current.recurrent && current.parentId === null) {
-    const children = await db.select({ id: events.id }).from(events).where(
-      eq(events.parentId, id),
-    );
+    const children = await db.select({ id: events.id, media: events.media })
+      .from(events).where(eq(events.parentId, id));
     affected = [id, ...children.map((c) => c.id)];
+    mediaLists = [current.media, ...children.map((c) => c.media)];
     statements.push(
       db.update(events).set({
         parentId: null,
@@ -839,6 +842,8 @@ export async function deleteEvent(
   const tagIds = await tagIdsOf(db, affected);
   statements.push(db.delete(events).where(eq(events.id, id)));
   statements.push(...pruneTagsStatement(db, tagIds));
+  // Files only these events used go with them; past occurrences kept above still hold theirs.
+  statements.push(...pruneMediaStatement(db, localMediaNames(mediaLists)));
   await db.batch(statements as [BatchItem, ...BatchItem[]]);
 }
 
@@ -1017,8 +1022,11 @@ export async function upsertRemoteEvent(
 export async function deleteEventsById(db: Db, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   const tagIds = await tagIdsOf(db, ids);
+  const files = await db.selectDistinct({ name: eventMedia.name })
+    .from(eventMedia).where(inArray(eventMedia.eventId, ids));
   await db.batch([
     db.delete(events).where(inArray(events.id, ids)),
     ...pruneTagsStatement(db, tagIds),
+    ...pruneMediaStatement(db, files.map((f) => f.name)),
   ] as [BatchItem, ...BatchItem[]]);
 }

@@ -1,4 +1,5 @@
 /** Accepting an uploaded image: recognised by its bytes, bounded in size, registered. */
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import type { MediaItem } from "../../db/schema.ts";
 import { mediaFiles } from "../../db/schema.ts";
@@ -33,37 +34,79 @@ export function checkImage(bytes: Uint8Array, maxBytes: number): CheckedImage {
   return { bytes, info };
 }
 
-/** Stores a checked image under a new random name and registers it; returns the Media item. */
+/** Who stores a file and how much they may hold. */
+export interface UploadDeps {
+  db: Db;
+  clock: Clock;
+  media: MediaStore;
+  /** Bytes each uploader may hold (anonymous submissions share one quota); 0: no quota. */
+  quotaBytes: number;
+}
+
+/** Bytes of stored files counted against `ownerId` (null: the anonymous quota). */
+async function mediaUsage(
+  db: Db,
+  ownerId: number | null,
+): Promise<number> {
+  const [row] = await db.select({
+    bytes: sql<number>`coalesce(sum(${mediaFiles.size}), 0)`,
+  }).from(mediaFiles).where(sql`${mediaFiles.ownerId} is ${ownerId}`);
+  return Number(row?.bytes ?? 0);
+}
+
+/**
+ * Stores a checked image under a new random name, registered to `ownerId`
+ * (null for an anonymous submission), and returns the Media item. 413 when
+ * it would take the owner beyond the quota; then nothing is stored.
+ */
 export async function storeImage(
-  deps: { db: Db; clock: Clock; media: MediaStore },
+  deps: UploadDeps,
   image: CheckedImage,
-  meta: { name?: string; focalpoint?: [number, number] },
+  meta: {
+    name?: string;
+    focalpoint?: [number, number];
+    ownerId: number | null;
+  },
 ): Promise<MediaItem> {
-  const { db, clock, media } = deps;
+  const { db, clock, media, quotaBytes } = deps;
   const name = newMediaName(image.info.extension);
-  await media.put(name, image.bytes, {
-    contentType: image.info.contentType,
-    width: image.info.width,
-    height: image.info.height,
-  });
-  if (media.kind !== "db") {
-    // The database store registers the file itself; others keep only the bytes.
-    await db.insert(mediaFiles).values({
-      name,
-      content_type: image.info.contentType,
-      size: image.bytes.byteLength,
+  const size = image.bytes.byteLength;
+  // The row comes first, inserted only while the owner's total stays within
+  // the quota: one statement, so parallel uploads cannot both slip under it.
+  // The store then adds the bytes.
+  const reserved = await db.run(sql`
+    insert into ${mediaFiles}
+      ("name", "content_type", "size", "width", "height", "createdAt", "ownerId")
+    select ${name}, ${image.info.contentType}, ${size}, ${image.info.width},
+      ${image.info.height}, ${clock.now().getTime()}, ${meta.ownerId}
+    where ${quotaBytes} = 0 or ${size} + (
+      select coalesce(sum(${mediaFiles.size}), 0) from ${mediaFiles}
+      where ${mediaFiles.ownerId} is ${meta.ownerId}
+    ) <= ${quotaBytes}`);
+  if (reserved.rowsAffected !== 1) {
+    const used = await mediaUsage(db, meta.ownerId);
+    throw new ApiError(
+      413,
+      "payload_too_large",
+      `This file (${size} bytes) would exceed the upload quota of ${quotaBytes} bytes (${used} in use). Deleting events frees their images; uploads no event uses are removed a day after they were sent.`,
+    );
+  }
+  try {
+    await media.put(name, image.bytes, {
+      contentType: image.info.contentType,
       width: image.info.width,
       height: image.info.height,
-      data: null,
-      createdAt: clock.now(),
     });
+  } catch (err) {
+    await db.delete(mediaFiles).where(eq(mediaFiles.name, name));
+    throw err;
   }
   return {
     name: meta.name ?? "",
     url: name,
     width: image.info.width,
     height: image.info.height,
-    size: image.bytes.byteLength,
+    size,
     focalpoint: meta.focalpoint ?? [0, 0],
   };
 }
