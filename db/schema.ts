@@ -334,7 +334,8 @@ export const MEDIA_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Which events reference which uploaded files (an occurrence's copy of its
- * series' media counts). Kept by triggers on `events` (0008_media_quota.sql);
+ * series' media counts). Kept by triggers on `events` (0008_media_quota.sql),
+ * deletions included, so it holds even where foreign keys are not enforced;
  * never written by the application. The foreign key on `name` makes removing
  * a referenced file fail, and a write that references a removed file fail.
  */

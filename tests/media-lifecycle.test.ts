@@ -525,3 +525,31 @@ Deno.test("migration 0008: files already used by events are registered as refere
     await Deno.remove(folder, { recursive: true });
   }
 });
+
+Deno.test("references follow deleted events even where foreign keys are not enforced", async () => {
+  // A remote database may not enforce them; the quota must still be freed.
+  const database = await openDatabase(":memory:");
+  try {
+    await migrateDatabase(database);
+    const db = database.db;
+    const clock = new FixedClock("2026-06-01T12:00:00Z");
+    await db.run("pragma foreign_keys = off");
+    await db.run(
+      `insert into media_files (name, content_type, size, createdAt) values ('a.png', 'image/png', 3, 0)`,
+    );
+    await db.run(
+      `insert into events (id, title, slug, start_datetime, media, createdAt, updatedAt) values (1, 'a', 'a', 1, '[{"url":"a.png"}]', 0, 0)`,
+    );
+    assert.equal(await countRowsOf(db, "event_media"), 1);
+    await deleteEventsById(db, [1]);
+    assert.equal(await countRowsOf(db, "event_media"), 0);
+    assert.equal(await countRowsOf(db, "media_files"), 0);
+    assert.equal(
+      (await sweepMedia({ db, clock, media: createDbMediaStore(db, clock) }))
+        .removed,
+      0,
+    );
+  } finally {
+    database.close();
+  }
+});

@@ -51,6 +51,9 @@ WHEN OLD.`media` IS NOT NEW.`media` BEGIN
     SELECT DISTINCT NEW.`id`, json_extract(`j`.`value`, '$.url') FROM json_each(NEW.`media`) `j`
     WHERE json_extract(`j`.`value`, '$.url') NOT LIKE '%:%';
 END;--> statement-breakpoint
+CREATE TRIGGER `events_media_delete` AFTER DELETE ON `events` BEGIN
+  DELETE FROM `event_media` WHERE `eventId` = OLD.`id`;
+END;--> statement-breakpoint
 CREATE TRIGGER `media_files_removed` AFTER DELETE ON `media_files` BEGIN
   DELETE FROM `media_chunks` WHERE `name` = OLD.`name`;
   INSERT OR IGNORE INTO `media_trash` (`name`) VALUES (OLD.`name`);
