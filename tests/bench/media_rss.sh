@@ -13,7 +13,7 @@ PORT=$((20000 + RANDOM % 20000))
 BASE=http://127.0.0.1:$PORT
 export RUST_BACKTRACE=0
 
-# A PNG header (IHDR 4000x2500) padded with zeros to BYTES.
+# A PNG header (IHDR 4000x2500), then patterned bytes up to BYTES.
 deno eval "
 const head = [0x89,0x50,0x4e,0x47,0x0d,0x0a,0x1a,0x0a, 0,0,0,13, 0x49,0x48,0x44,0x52, 0,0,0x0f,0xa0, 0,0,0x09,0xc4, 8,2,0,0,0, 0,0,0,0];
 const b = new Uint8Array($BYTES); b.set(head);
