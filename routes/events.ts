@@ -352,7 +352,7 @@ const patchRoute = createRoute({
       description: "The event, summary form",
       content: { "application/json": { schema: EventSummarySchema } },
     },
-    ...errorResponses(400, 401, 403, 404, 415),
+    ...errorResponses(400, 401, 403, 404, 413, 415),
   },
 });
 
