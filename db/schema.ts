@@ -225,6 +225,23 @@ export const eventTags = sqliteTable("event_tags", {
   index("event_tags_tag_last_idx").on(t.tagId, t.last_moment),
 ]);
 
+/**
+ * Events whose row in the full-text index `event_search` waits for their tags:
+ * filled by triggers on event_tags, and each row deleted from here refreshes
+ * that event's index row once (0007_event_search.sql). Writes that change
+ * tags end their batch by emptying it (lib/search.ts, refreshStaleSearchRows),
+ * so an event gets one refresh per write instead of one per tag.
+ *
+ * Also in 0007, written by hand (drizzle-kit has no virtual tables): the FTS5
+ * table `event_search` (title, description without HTML, place name and
+ * address, tags; rowid = event id), the view `event_search_source` that
+ * computes those columns, and the triggers on events, places and tags that
+ * keep the index in step.
+ */
+export const eventSearchStale = sqliteTable("event_search_stale", {
+  eventId: integer("eventId").primaryKey(),
+});
+
 export const messages = sqliteTable("messages", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   message: text("message").notNull(),

@@ -1,10 +1,101 @@
-/** Substring search that ignores case in every script, inside SQLite. */
+/**
+ * Text search: the full-text index over events (event_search, FTS5) and a
+ * case-insensitive substring match for the small admin lists.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { events, eventSearchStale } from "../db/schema.ts";
+import { invalidRequest } from "./errors.ts";
+
+/** Longest search text accepted, in UTF-16 units after trimming (as zod's `max`). */
+export const SEARCH_QUERY_MAX_LENGTH = 100;
+
+/**
+ * Most words one search may have. Each word is one more prefix lookup in the
+ * index, so this and the length bound what a single search costs.
+ */
+export const SEARCH_MAX_TERMS = 8;
+
+/**
+ * A word as the index's tokenizer reads one (unicode61 with the categories
+ * `L* N* Co M*`): a run of letters, digits, private-use characters and
+ * combining marks. Everything else (spaces, punctuation, symbols, and so the
+ * FTS5 operators `"`, `*`, `-`, `:`, `^`, `+`, parentheses) separates words.
+ */
+const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
+/** A word needs more than marks: a lone mark folds to an empty prefix, which matches every word. */
+const HAS_BASE = /[\p{L}\p{N}\p{Co}]/u;
+
+/**
+ * The distinct words of a search text (NFC; a word that starts another one
+ * adds nothing to a prefix search and is left out). Throws a 400 when the
+ * text is longer than SEARCH_QUERY_MAX_LENGTH or has more than
+ * SEARCH_MAX_TERMS words.
+ */
+export function searchTerms(text: string, field = "query"): string[] {
+  const trimmed = text.trim();
+  if (trimmed.length > SEARCH_QUERY_MAX_LENGTH) {
+    throw invalidRequest("The request is not valid", [{
+      field,
+      message: `at most ${SEARCH_QUERY_MAX_LENGTH} characters`,
+    }]);
+  }
+  const words = (trimmed.normalize("NFC").match(WORD) ?? [])
+    .filter((w) => HAS_BASE.test(w));
+  const folded = [...new Set(words.map((w) => w.toLowerCase()))];
+  if (folded.length > SEARCH_MAX_TERMS) {
+    throw invalidRequest("The request is not valid", [{
+      field,
+      message: `at most ${SEARCH_MAX_TERMS} words`,
+    }]);
+  }
+  return folded.filter((w) =>
+    !folded.some((other) => other !== w && other.startsWith(w))
+  );
+}
+
+/**
+ * An FTS5 query for events having every term as the start of a word in their
+ * title, description, place or tags. Each term is a quoted string, so nothing
+ * in it is ever read as FTS5 syntax (AND, OR, NOT, NEAR, column filters).
+ */
+export function ftsPrefixQuery(terms: string[]): string {
+  return terms.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
+}
+
+/**
+ * Events whose title, description, place or tags have every term as the
+ * start of a word (see ftsPrefixQuery), through the event_search index, which
+ * triggers keep in step with every write (db/migrations/0007_event_search.sql).
+ *
+ * The index answers once per statement with the set of matching ids; the
+ * unary `+` keeps the planner from driving the query by that set (a lookup
+ * and a sort per match: 35 ms for 40,000 matches) so that it walks the
+ * listing's time index as without a search, testing each entry against the
+ * set before reading the row, and stops at the page's end.
+ */
+export function matchesTerms(terms: string[]): SQL {
+  return sql`+${events.id} in (select rowid from event_search where event_search match ${
+    ftsPrefixQuery(terms)
+  })`;
+}
+
+/**
+ * The statement that brings the index rows of events whose tags changed up to
+ * date, one refresh per event (see eventSearchStale). Ends every batch that
+ * writes event_tags.
+ */
+export function refreshStaleSearchRows(db: Db) {
+  return db.delete(eventSearchStale);
+}
 
 /**
  * A GLOB pattern matching `text` anywhere, whatever the case: each letter
  * becomes a class of its lower and upper forms (`café` -> `*[cC][aA][fF][éÉ]*`).
  * SQLite's LIKE and lower() fold only ASCII letters; GLOB classes take any
  * character, so "CAFÉ" is found by "café". Wildcards in `text` are literal.
+ * Its cost grows with the pattern times the text: keep it to short patterns
+ * over small tables.
  */
 export function caseInsensitiveGlob(text: string): string {
   let out = "*";

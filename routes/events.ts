@@ -25,6 +25,7 @@ import {
   type WriteDeps,
 } from "../lib/events/write.ts";
 import { invalidRequest, notFound } from "../lib/errors.ts";
+import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";
 import { emptyMediaTrash } from "../lib/media/cleanup.ts";
 import { checkImage, storeImage } from "../lib/media/upload.ts";
 import { getSettings } from "../lib/settings.ts";
@@ -263,7 +264,9 @@ const listRoute = createRoute({
   description:
     "Visible local events still running at or after `start` (default now) and starting by `end`, " +
     "ascending by start. `tags` (any of, comma-separated or repeated), `places` (ids, any of), " +
-    "`query` (title or place name). Pages of `max` (default 50, at most 500).",
+    "`query` (every word starts a word of the title, description, place name or address, or tags; " +
+    `any case and accents; at most ${SEARCH_QUERY_MAX_LENGTH} characters and ${SEARCH_MAX_TERMS} words). ` +
+    "Pages of `max` (default 50, at most 500).",
   request: {
     query: z.object({
       start: z.string().regex(/^\d+$/).transform(Number).pipe(timestamp)
@@ -272,7 +275,7 @@ const listRoute = createRoute({
         .optional(),
       tags: z.union([z.string(), z.array(z.string())]).optional(),
       places: z.union([z.string(), z.array(z.string())]).optional(),
-      query: z.string().trim().max(100).optional(),
+      query: z.string().trim().max(SEARCH_QUERY_MAX_LENGTH).optional(),
       show_recurrent: booleanQuery.optional(),
       page: intQuery(1, 100_000).optional().default(1),
       max: intQuery(1, 500).optional().default(50),

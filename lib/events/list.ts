@@ -11,12 +11,12 @@ import {
   sql,
 } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { events, eventTags, places, tags } from "../../db/schema.ts";
+import { events, eventTags, tags } from "../../db/schema.ts";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { loadSummaries, summaryColumns, type SummaryRow } from "./load.ts";
 import type { EventSummary } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
-import { caseInsensitiveGlob } from "../search.ts";
+import { matchesTerms, searchTerms } from "../search.ts";
 
 /** The value that decides upcoming vs past: the end, or the start when there is none. */
 export const lastMoment = sql<
@@ -233,6 +233,7 @@ export interface EventSearch {
   end?: number;
   tags?: string[];
   places?: number[];
+  /** Words each found events' text has as word starts (lib/search.ts); a 400 beyond its limits. */
   query?: string;
   showRecurrent: boolean;
   page: number;
@@ -253,17 +254,11 @@ export async function searchEvents(
   }
   if (q.tags?.length) conditions.push(withAnyTagName(q.tags));
   if (q.places?.length) conditions.push(inArray(events.placeId, q.places));
-  if (q.query) {
-    const pattern = caseInsensitiveGlob(q.query);
-    conditions.push(
-      or(
-        sql`${events.title} glob ${pattern}`,
-        inArray(
-          events.placeId,
-          sql`(select ${places.id} from ${places} where ${places.name} glob ${pattern})`,
-        ),
-      )!,
-    );
+  if (q.query !== undefined) {
+    const terms = searchTerms(q.query);
+    // Nothing but punctuation or symbols: no word to find.
+    if (terms.length === 0) return [];
+    conditions.push(matchesTerms(terms));
   }
   const offset = (q.page - 1) * q.max;
   const [ongoing, starting] = runningFrom(

@@ -33,6 +33,7 @@ import { sanitizeDescription } from "./sanitize.ts";
 import type { EventRow } from "./serialize.ts";
 import { firstFreeSlug, slugBase } from "./slug.ts";
 import { uniqueTags } from "./tags.ts";
+import { refreshStaleSearchRows } from "../search.ts";
 
 /** iCalendar SEQUENCE: every change of an existing event counts one more revision. */
 const nextSequence = sql`${events.sequence} + 1`;
@@ -296,15 +297,19 @@ function tagStatements(
       db.delete(eventTags).where(sql`${eventTags.eventId} = ${eventRef}`),
     );
   }
-  if (list.length === 0) return out;
-  out.push(db.insert(tags).values(list).onConflictDoNothing());
-  out.push(db.run(sql`
+  if (list.length > 0) {
+    out.push(db.insert(tags).values(list).onConflictDoNothing());
+    out.push(db.run(sql`
     insert into ${eventTags} (${sql.identifier("eventId")}, ${
-    sql.identifier("tagId")
-  })
+      sql.identifier("tagId")
+    })
     select ${eventRef}, ${tags.id} from ${tags}
     where ${inArray(tags.normalizedTag, list.map((t) => t.normalizedTag))}
     on conflict do nothing`));
+  }
+  // The search index takes the new tags here, once per event rather than
+  // once per tag: see refreshStaleSearchRows.
+  if (out.length > 0) out.push(refreshStaleSearchRows(db));
   return out;
 }
 
@@ -423,7 +428,7 @@ async function occurrenceStatements(
       updatedAt: now,
     }).onConflictDoNothing();
   });
-  out.push(copyParentTagsStatement(db, parentRef));
+  out.push(copyParentTagsStatement(db, parentRef), refreshStaleSearchRows(db));
   return out;
 }
 
@@ -739,6 +744,7 @@ export async function updateEvent(
             ),
           ),
           copyParentTagsStatement(db, id),
+          refreshStaleSearchRows(db),
         );
       }
     }
