@@ -23,6 +23,7 @@ import {
   parseRecurrence,
 } from "../../lib/events/recurrence.ts";
 import { HORIZON_MIN_COUNT, HORIZON_SECONDS } from "../../lib/events/write.ts";
+import { refreshStaleSearchRows } from "../../lib/search.ts";
 
 /** Rows per multi-row INSERT. */
 const ROWS_PER_INSERT = 500;
@@ -319,6 +320,8 @@ export async function seedEvents(
 
   await insertAll(database, eventRows, (c) => db.insert(events).values(c));
   await insertAll(database, links, (c) => db.insert(eventTags).values(c));
+  // What the application's writes do after tags: the search index takes them.
+  await refreshStaleSearchRows(db);
 
   // Replies: three on the sample event, and 1-3 on one event in twenty.
   const resourceRows: (typeof resources.$inferInsert)[] = [];
