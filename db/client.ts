@@ -1,153 +1,26 @@
 /**
- * Opens the database by URL scheme. Local files and `:memory:` use the native
- * libSQL addon; `libsql://`, `https://` and `http://` use the HTTP client, so an
- * edge build never loads the addon (it is only imported dynamically).
+ * Opens the database by URL scheme (Deno). Local files and `:memory:` use the
+ * native libSQL addon, imported dynamically; `libsql://`, `https://` and
+ * `http://` use the HTTP client of `db/remote.ts`, the only part an edge
+ * build (worker.ts) imports.
  */
-import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import * as schema from "./schema.ts";
-import * as relations from "./relations.ts";
+import {
+  countWrites,
+  type Database,
+  databaseHandle,
+  fullSchema,
+  isEmbeddedUrl,
+  openRemoteDatabase,
+} from "./remote.ts";
 
-export const fullSchema = { ...schema, ...relations };
-export type Db = LibSQLDatabase<typeof fullSchema>;
-/** The handle passed to `db.transaction()` callbacks. */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-export interface Database {
-  /** The Drizzle instance. */
-  db: Db;
-  /** True for `file:` and `:memory:` databases (the embedded engine). */
-  embedded: boolean;
-  /**
-   * Runs an interactive transaction, one at a time per database: libSQL fails
-   * concurrent transactions at once with SQLITE_BUSY (STACK.md), so they queue here.
-   */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
-  /**
-   * A value that differs whenever the content may have changed since it was
-   * last read: this handle's completed writes that changed rows, plus, for a
-   * file, every commit by any connection, seen by `PRAGMA data_version` on a
-   * connection of its own. Synchronous and free of queries through the
-   * client. Null for remote databases, which have no such marker (other
-   * replicas write unseen), so nothing may be cached.
-   */
-  changeMarker(): string | null;
-  /** Resolves while the database answers a query; rejects once it does not. */
-  ping(): Promise<void>;
-  close(): void;
-}
-
-/** Statements that only read: SELECT, EXPLAIN, and PRAGMA without a value. */
-const READ_ONLY = /^\s*(select|explain)\b|^\s*pragma\s+[a-z_]+\s*;?\s*$/i;
-
-/** Schema changes, which report no changed rows but change what reads see. */
-const SCHEMA_CHANGE = /^\s*(create|drop|alter)\b/i;
-
-function sqlOf(stmt: unknown): string {
-  return typeof stmt === "string"
-    ? stmt
-    : String((stmt as { sql?: unknown } | null)?.sql ?? "");
-}
-
-/**
- * Whether running `stmt` may change what public reads see, given how many
- * rows it changed or returned (undefined when it failed, which counts as a
- * change). The embedded client reports 0 changed rows for any statement that
- * returns rows, so a write with RETURNING counts by the rows it returned.
- */
-function changesContent(stmt: unknown, touched: number | undefined) {
-  const text = sqlOf(stmt);
-  if (READ_ONLY.test(text)) return false;
-  return touched === undefined || touched > 0 || SCHEMA_CHANGE.test(text);
-}
-
-/** Rows a result changed or returned; undefined when it says neither. */
-function rowsTouchedBy(result: unknown): number | undefined {
-  const r = result as { rowsAffected?: unknown; rows?: unknown } | null;
-  if (typeof r?.rowsAffected !== "number") return undefined;
-  return r.rowsAffected + (Array.isArray(r.rows) ? r.rows.length : 0);
-}
-
-interface ClientLike {
-  execute(...args: unknown[]): Promise<unknown>;
-  batch(...args: unknown[]): Promise<unknown>;
-  executeMultiple(...args: unknown[]): Promise<unknown>;
-  migrate(...args: unknown[]): Promise<unknown>;
-  transaction(...args: unknown[]): Promise<TransactionLike>;
-}
-interface TransactionLike {
-  execute(...args: unknown[]): Promise<unknown>;
-  batch(...args: unknown[]): Promise<unknown>;
-  executeMultiple(...args: unknown[]): Promise<unknown>;
-  commit(): Promise<void>;
-  rollback(): Promise<void>;
-  close(): void;
-}
-
-/**
- * Makes every completed write through a libSQL client that changed something
- * bump `counter` (the client's methods are replaced in place). The bump comes
- * after the write finishes, so a reader that cached an answer computed before
- * it sees a new generation and drops that answer. Statements that changed no
- * row (the queue's idle polls, say) leave cached answers alone.
- */
-function countWrites<C extends object>(
-  client: C,
-  counter: { count: number },
-): C {
-  /** Runs `run`; bumps the counter when `changed` says so, or when it throws. */
-  const after = async <T>(
-    run: () => Promise<T>,
-    changed: (result: T) => boolean,
-  ) => {
-    let result: T;
-    try {
-      result = await run();
-    } catch (error) {
-      counter.count++;
-      throw error;
-    }
-    if (changed(result)) counter.count++;
-    return result;
-  };
-  const always = () => true;
-  const inner = client as unknown as ClientLike;
-  const execute = inner.execute.bind(inner);
-  const batch = inner.batch.bind(inner);
-  const executeMultiple = inner.executeMultiple.bind(inner);
-  const migrate = inner.migrate.bind(inner);
-  const transaction = inner.transaction.bind(inner);
-  inner.execute = (stmt: unknown, ...rest: unknown[]) =>
-    after(
-      () => execute(stmt, ...rest),
-      (result) => changesContent(stmt, rowsTouchedBy(result)),
-    );
-  inner.batch = (stmts: unknown, ...rest: unknown[]) =>
-    after(
-      () => batch(stmts, ...rest),
-      (results) =>
-        (stmts as unknown[]).some((stmt, i) =>
-          changesContent(stmt, rowsTouchedBy((results as unknown[])[i]))
-        ),
-    );
-  inner.executeMultiple = (...args: unknown[]) =>
-    after(() => executeMultiple(...args), always);
-  inner.migrate = (...args: unknown[]) => after(() => migrate(...args), always);
-  inner.transaction = async (...args: unknown[]) => {
-    const tx = await transaction(...args);
-    const commit = tx.commit.bind(tx);
-    const rollback = tx.rollback.bind(tx);
-    const close = tx.close.bind(tx);
-    // Interactive transactions are rare (event writes): any end counts.
-    tx.commit = () => after(commit, always);
-    tx.rollback = () => after(rollback, always);
-    tx.close = () => {
-      counter.count++;
-      close();
-    };
-    return tx;
-  };
-  return client;
-}
+export {
+  type Database,
+  type Db,
+  fullSchema,
+  isEmbeddedUrl,
+  openRemoteDatabase,
+  type Tx,
+} from "./remote.ts";
 
 interface ChangeWatcher {
   dataVersion(): unknown;
@@ -190,70 +63,45 @@ async function openChangeWatcher(
   };
 }
 
-/** Whether a URL names the embedded engine rather than a remote server. */
-export function isEmbeddedUrl(url: string): boolean {
-  return url === ":memory:" || url.startsWith("file:");
-}
-
 /** Opens a database from a URL (`file:`, `:memory:`, `libsql://`, `https://`). */
 export async function openDatabase(
   url: string,
   authToken?: string,
 ): Promise<Database> {
-  const embedded = isEmbeddedUrl(url);
-  let db: Db;
-  let close: () => void;
-  let dataVersion: (() => unknown) | null = null;
-  let ping: () => Promise<unknown>;
+  const database = isEmbeddedUrl(url)
+    ? await openEmbeddedDatabase(url)
+    : await openRemoteDatabase(url, authToken);
+  database.migrate = () => migrateDatabase(database);
+  return database;
+}
+
+/** The embedded engine on a `file:` or `:memory:` URL. */
+async function openEmbeddedDatabase(url: string): Promise<Database> {
   const counter = { count: 0 };
-  if (embedded) {
-    const { createClient } = await import("@libsql/client");
-    const { drizzle } = await import("drizzle-orm/libsql");
-    const client = countWrites(createClient({ url }), counter);
-    // Foreign keys are off by default in SQLite; WAL lets readers run beside a writer.
-    await client.execute("PRAGMA foreign_keys = ON");
-    if (url !== ":memory:") await client.execute("PRAGMA journal_mode = WAL");
-    db = drizzle(client, { schema: fullSchema });
-    const watcher = await openChangeWatcher(client);
-    close = () => {
+  const { createClient } = await import("@libsql/client");
+  const { drizzle } = await import("drizzle-orm/libsql");
+  const client = countWrites(createClient({ url }), counter);
+  // Foreign keys are off by default in SQLite; WAL lets readers run beside a writer.
+  await client.execute("PRAGMA foreign_keys = ON");
+  if (url !== ":memory:") await client.execute("PRAGMA journal_mode = WAL");
+  const db = drizzle(client, { schema: fullSchema });
+  const watcher = await openChangeWatcher(client);
+  return databaseHandle({
+    db,
+    embedded: true,
+    counter,
+    dataVersion: watcher?.dataVersion ??
+      // :memory: has one connection and no other writer: the counter suffices.
+      (() => 0),
+    // The watcher's prepared statement creates no native objects per call.
+    ping: watcher
+      ? () => Promise.resolve(watcher.dataVersion())
+      : () => client.execute("select 1"),
+    close: () => {
       watcher?.close();
       client.close();
-    };
-    dataVersion = watcher?.dataVersion ??
-      // :memory: has one connection and no other writer: the counter suffices.
-      (() => 0);
-    // The watcher's prepared statement creates no native objects per call.
-    ping = watcher
-      ? () => Promise.resolve(watcher.dataVersion())
-      : () => client.execute("select 1");
-  } else {
-    const { createClient } = await import("@libsql/client/web");
-    const { drizzle } = await import("drizzle-orm/libsql/web");
-    const client = countWrites(createClient({ url, authToken }), counter);
-    db = drizzle(client, { schema: fullSchema }) as unknown as Db;
-    close = () => client.close();
-    ping = () => client.execute("select 1");
-  }
-  let queue: Promise<unknown> = Promise.resolve();
-  return {
-    db,
-    embedded,
-    transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-      const run = queue.then(() => db.transaction(fn));
-      queue = run.catch(() => undefined);
-      return run;
     },
-    changeMarker() {
-      if (!dataVersion) return null;
-      const before = counter.count;
-      const version = dataVersion();
-      return `${before}.${String(version)}`;
-    },
-    async ping() {
-      await ping();
-    },
-    close,
-  };
+  });
 }
 
 /** Applies the committed migrations in `db/migrations` (needs file access). */

@@ -1,5 +1,5 @@
 /** Getting a database ready to serve: migrations, the JWT secret, the first admin. */
-import { type Database, migrateDatabase } from "../db/client.ts";
+import type { Database } from "../db/client.ts";
 import type { PasswordHasher } from "./auth/password.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -20,7 +20,9 @@ export async function prepareInstance(
   clock: Clock,
   log: Logger,
 ): Promise<{ jwtSecret: string }> {
-  if (database.embedded) await migrateDatabase(database);
+  // Remote databases are migrated by `deno task db:migrate`; an edge opener
+  // has no files to migrate from (no `migrate`).
+  if (database.embedded) await database.migrate?.();
   const jwtSecret = await ensureJwtSecret(database.db, clock, config.jwtSecret);
   if (config.adminEmail && config.adminPassword) {
     await bootstrapAdmin(
