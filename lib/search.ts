@@ -27,8 +27,8 @@ const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
 const HAS_BASE = /[\p{L}\p{N}\p{Co}]/u;
 
 /**
- * The distinct words of a search text (NFC; a word that starts another one
- * adds nothing to a prefix search and is left out). Throws a 400 when the
+ * The distinct words of a search text, as typed (NFC; a word that starts
+ * another one adds nothing to a prefix search and is left out). Throws a 400 when the
  * text is longer than SEARCH_QUERY_MAX_LENGTH or has more than
  * SEARCH_MAX_TERMS words.
  */
@@ -40,18 +40,24 @@ export function searchTerms(text: string, field = "query"): string[] {
       message: `at most ${SEARCH_QUERY_MAX_LENGTH} characters`,
     }]);
   }
-  const words = (trimmed.normalize("NFC").match(WORD) ?? [])
-    .filter((w) => HAS_BASE.test(w));
-  const folded = [...new Set(words.map((w) => w.toLowerCase()))];
-  if (folded.length > SEARCH_MAX_TERMS) {
+  // Words go to the index as typed: it folds case and accents by its own
+  // tables, the same way for the text and the query (JavaScript knows newer
+  // scripts' cases). Lower case here only tells repeated words apart.
+  const byKey = new Map<string, string>();
+  for (const word of trimmed.normalize("NFC").match(WORD) ?? []) {
+    const key = word.toLowerCase();
+    if (HAS_BASE.test(word) && !byKey.has(key)) byKey.set(key, word);
+  }
+  if (byKey.size > SEARCH_MAX_TERMS) {
     throw invalidRequest("The request is not valid", [{
       field,
       message: `at most ${SEARCH_MAX_TERMS} words`,
     }]);
   }
-  return folded.filter((w) =>
-    !folded.some((other) => other !== w && other.startsWith(w))
-  );
+  const keys = [...byKey.keys()];
+  return keys.filter((k) =>
+    !keys.some((other) => other !== k && other.startsWith(k))
+  ).map((k) => byKey.get(k)!);
 }
 
 /**
@@ -68,11 +74,13 @@ export function ftsPrefixQuery(terms: string[]): string {
  * start of a word (see ftsPrefixQuery), through the event_search index, which
  * triggers keep in step with every write (db/migrations/0007_event_search.sql).
  *
- * The index answers once per statement with the set of matching ids; the
- * unary `+` keeps the planner from driving the query by that set (a lookup
- * and a sort per match: 35 ms for 40,000 matches) so that it walks the
- * listing's time index as without a search, testing each entry against the
- * set before reading the row, and stops at the page's end.
+ * The index answers once per statement with the set of matching ids, at a
+ * cost that grows with the number of matching events, never with the text
+ * (each word's list of events is read and merged in C). The unary `+` keeps
+ * the planner from driving the query by that set (a lookup and a sort per
+ * match), so that it walks the listing's time indexes as without a search,
+ * tests each entry against the set before reading the row, and stops at the
+ * page's end.
  */
 export function matchesTerms(terms: string[]): SQL {
   return sql`+${events.id} in (select rowid from event_search where event_search match ${

@@ -9,7 +9,11 @@ import { sql } from "drizzle-orm";
 import { openDatabase } from "../db/client.ts";
 import { apUsers, events } from "../db/schema.ts";
 import { upsertRemoteEvent } from "../lib/events/write.ts";
-import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";
+import {
+  SEARCH_MAX_TERMS,
+  SEARCH_QUERY_MAX_LENGTH,
+  searchTerms,
+} from "../lib/search.ts";
 import {
   call,
   createTestApp,
@@ -76,22 +80,22 @@ async function assertIndexInStep(ctx: TestContext) {
   await db.run(sql.raw(
     definition.replace(
       /^CREATE VIRTUAL TABLE `event_search`/,
-      "CREATE VIRTUAL TABLE temp.fresh",
+      "CREATE VIRTUAL TABLE search_fresh",
     ),
   ));
   await db.run(
-    sql`insert into temp.fresh (rowid, title, description, place, tags)
+    sql`insert into search_fresh (rowid, title, description, place, tags)
     select id, title, description, place, tags from event_search_source`,
   );
   await db.run(
-    sql`create virtual table temp.kept_words using fts5vocab(main, event_search, 'instance')`,
+    sql`create virtual table search_kept_words using fts5vocab(event_search, 'instance')`,
   );
   await db.run(
-    sql`create virtual table temp.fresh_words using fts5vocab(temp, fresh, 'instance')`,
+    sql`create virtual table search_fresh_words using fts5vocab(search_fresh, 'instance')`,
   );
   try {
-    const kept = sql`select term, doc, col, "offset" from temp.kept_words`;
-    const fresh = sql`select term, doc, col, "offset" from temp.fresh_words`;
+    const kept = sql`select term, doc, col, "offset" from search_kept_words`;
+    const fresh = sql`select term, doc, col, "offset" from search_fresh_words`;
     assert.deepEqual(
       await db.all(sql`${kept} except ${fresh}`),
       [],
@@ -110,9 +114,9 @@ async function assertIndexInStep(ctx: TestContext) {
       "rows of deleted events",
     );
   } finally {
-    await db.run(sql`drop table temp.kept_words`);
-    await db.run(sql`drop table temp.fresh_words`);
-    await db.run(sql`drop table temp.fresh`);
+    await db.run(sql`drop table search_kept_words`);
+    await db.run(sql`drop table search_fresh_words`);
+    await db.run(sql`drop table search_fresh`);
   }
 }
 
@@ -242,6 +246,65 @@ Deno.test("GET /api/events?query: at most 100 characters and 8 words; a 400 beyo
       ["query"],
       query,
     );
+  }
+  ctx.close();
+});
+
+Deno.test("every character a query keeps inside a word is a word character for the index too (it refuses phrases)", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "user");
+  // Every code point the query's splitter keeps inside a word.
+  const kept: string[] = [];
+  for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCodePoint(cp);
+    const terms = searchTerms(`q${ch}q`);
+    if (terms.length === 1 && terms[0] !== "q") kept.push(ch);
+  }
+  assert.ok(kept.length > 100_000, `${kept.length}`);
+  // An index like event_search reads each "q<char>q" as one word: a split
+  // would leave the word "q" (and make the query a phrase).
+  const db = ctx.database.db;
+  const [{ definition }] = await db.all<{ definition: string }>(
+    sql`select sql as definition from sqlite_master where name = 'event_search'`,
+  );
+  await db.run(sql.raw(
+    definition.replace(
+      /^CREATE VIRTUAL TABLE `event_search`/,
+      "CREATE VIRTUAL TABLE search_words",
+    ),
+  ));
+  await db.run(
+    sql`create virtual table search_word_list using fts5vocab(search_words, 'row')`,
+  );
+  const perDoc = 5000;
+  for (let i = 0; i < kept.length; i += perDoc) {
+    const chunk = kept.slice(i, i + perDoc);
+    await db.run(
+      sql`insert into search_words (rowid, title) values (${i + 1}, ${
+        chunk.map((ch) => `q${ch}q`).join(" ")
+      })`,
+    );
+  }
+  assert.deepEqual(
+    await db.all(sql`select term from search_word_list where term = 'q'`),
+    [],
+  );
+  // The check can fail: a character that separates words does leave "q".
+  await db.run(sql`insert into search_words (rowid, title) values (0, 'q-q')`);
+  assert.equal(
+    (await db.all(sql`select term from search_word_list where term = 'q'`))
+      .length,
+    1,
+  );
+  // And through the API: words in a few scripts, as typed.
+  const event = await postEvent(ctx, token, {
+    title: "हिन्दी संगीत 日本語 𞤀𞤁 Ελληνικά Straße",
+  });
+  for (
+    const query of ["हिन्", "संगीत", "日本", "𞤀", "ελλην", "ΕΛΛΗΝΙΚΆ", "straß"]
+  ) {
+    assert.deepEqual(await found(ctx, query), [event.id], query);
   }
   ctx.close();
 });

@@ -1,7 +1,8 @@
 -- Full-text search over events (lib/search.ts): an FTS5 index of the title,
 -- the description as text (tags dropped, common entities decoded), the place's
 -- name and address and the tag names; rowid = event id. Contentless (the text
--- stays in events only) with deletes by rowid; prefix indexes for 1 and 2
+-- stays in events only) with deletes by rowid; which column a word is in but
+-- not where (searches are words, never phrases); prefix indexes for 1 and 2
 -- characters. event_search_source computes the columns; triggers keep the
 -- index in step within the writing statement. Tag changes only mark the event
 -- in event_search_stale: a write's batch ends by emptying it, which refreshes
@@ -14,8 +15,9 @@ CREATE VIEW `event_search_source` AS SELECT
   (SELECT `p`.`name` || ' ' || `p`.`address` FROM `places` `p` WHERE `p`.`id` = `e`.`placeId`) AS `place`,
   (SELECT group_concat(`t`.`tag`, ' ') FROM `event_tags` `et` JOIN `tags` `t` ON `t`.`id` = `et`.`tagId` WHERE `et`.`eventId` = `e`.`id`) AS `tags`
 FROM `events` `e`;--> statement-breakpoint
-CREATE VIRTUAL TABLE `event_search` USING fts5(`title`, `description`, `place`, `tags`, tokenize = 'unicode61 remove_diacritics 2 categories ''L* N* Co M*''', prefix = '1 2', content = '', contentless_delete = 1);--> statement-breakpoint
+CREATE VIRTUAL TABLE `event_search` USING fts5(`title`, `description`, `place`, `tags`, tokenize = 'unicode61 remove_diacritics 2 categories ''L* N* Co M*''', prefix = '1 2', content = '', contentless_delete = 1, detail = column);--> statement-breakpoint
 INSERT INTO `event_search` (`rowid`, `title`, `description`, `place`, `tags`) SELECT `id`, `title`, `description`, `place`, `tags` FROM `event_search_source`;--> statement-breakpoint
+INSERT INTO `event_search` (`event_search`) VALUES ('optimize');--> statement-breakpoint
 CREATE TRIGGER `events_search_insert` AFTER INSERT ON `events` BEGIN
   INSERT INTO `event_search` (`rowid`, `title`, `description`, `place`, `tags`) SELECT `id`, `title`, `description`, `place`, `tags` FROM `event_search_source` WHERE `id` = NEW.`id`;
 END;--> statement-breakpoint
