@@ -1,25 +1,20 @@
 /**
- * Password hashing with argon2id behind one interface. The native implementation
- * (@node-rs/argon2) is the default; the WASM one (@phi-ag/argon2) runs where
- * native addons do not (Cloudflare Workers, Deno Deploy). Both write and read the
- * same PHC strings, so a database can move between them.
+ * Password hashing with argon2id behind one interface (lib/auth/hasher.ts).
+ * The native implementation (@node-rs/argon2) is the default; the WASM one
+ * (@phi-ag/argon2) runs where native addons do not (Cloudflare Workers, Deno
+ * Deploy, `--deny-ffi`). Both write and read the same PHC strings, so a
+ * database can move between them. This module loads them on Deno (the addon,
+ * or the `.wasm` read from the package); an edge build uses `hasher.ts` alone.
  */
+import type { Logger } from "../log.ts";
+import {
+  ARGON2_PARAMS,
+  hasherOver,
+  type PasswordHasher,
+  wasmHasher,
+} from "./hasher.ts";
 
-/** Hashes and verifies passwords. */
-export interface PasswordHasher {
-  readonly name: string;
-  hash(password: string): Promise<string>;
-  /** False for a wrong password or an unreadable hash; never throws. */
-  verify(hash: string, password: string): Promise<boolean>;
-}
-
-/** OWASP's recommended argon2id parameters (m=19 MiB, t=2, p=1). */
-export const ARGON2_PARAMS = {
-  memoryCost: 19_456,
-  timeCost: 2,
-  parallelism: 1,
-  hashLength: 32,
-} as const;
+export { ARGON2_PARAMS, type PasswordHasher } from "./hasher.ts";
 
 /** argon2id through the native @node-rs/argon2 addon (needs --allow-ffi on Deno). */
 export async function createNativeHasher(): Promise<PasswordHasher> {
@@ -43,63 +38,36 @@ export async function createNativeHasher(): Promise<PasswordHasher> {
 }
 
 /**
- * @phi-ag/argon2 0.5.28 hands `password.length` (UTF-16 code units) to argon2 as
- * the byte length, which silently truncates non-ASCII passwords. It builds the
- * bytes with `value + "\0"`, so an object whose string value is the password
- * and whose `length` is its UTF-8 byte count gives argon2 the right input.
+ * argon2id in WebAssembly. Pass the module (compiled or instantiated) on
+ * runtimes that bundle the .wasm file (Workers); otherwise it is read from
+ * the package.
  */
-function withUtf8Length(password: string): string {
-  const bytes = new TextEncoder().encode(password).length;
-  if (bytes === password.length) return password;
-  return {
-    length: bytes,
-    toString: () => password,
-    valueOf: () => password,
-  } as unknown as string; // see above: deliberately not a real string
+export async function createWasmHasher(
+  wasm?: WebAssembly.Module | WebAssembly.Instance,
+): Promise<PasswordHasher> {
+  if (wasm) return await wasmHasher(wasm);
+  // Reads the package's argon2.wasm from disk.
+  const { default: initialize } = await import("@phi-ag/argon2/node");
+  return hasherOver(await initialize());
 }
 
 /**
- * argon2id in WebAssembly. Pass an instantiated module on runtimes that bundle
- * the .wasm file (Workers); otherwise it is read from the package.
+ * The hasher named by configuration. "native" falls back to the WASM one when
+ * the addon cannot load (no `--allow-ffi`, as on Deno Deploy, or no binary
+ * for the platform), saying so on `log`.
  */
-export async function createWasmHasher(
-  instance?: WebAssembly.Instance,
-): Promise<PasswordHasher> {
-  const { default: Argon2, Argon2Type, Argon2Version } = await import(
-    "@phi-ag/argon2"
-  );
-  let argon2: InstanceType<typeof Argon2>;
-  if (instance) {
-    argon2 = new Argon2(instance);
-  } else {
-    const { default: initialize } = await import("@phi-ag/argon2/node");
-    argon2 = await initialize();
-  }
-  return {
-    name: "wasm",
-    hash: (password) =>
-      Promise.resolve(
-        argon2.hash(withUtf8Length(password), {
-          ...ARGON2_PARAMS,
-          type: Argon2Type.Argon2id,
-          version: Argon2Version.Version13,
-        }).encoded,
-      ),
-    verify: (hash, password) => {
-      try {
-        return Promise.resolve(
-          argon2.tryVerify(hash, withUtf8Length(password)).success,
-        );
-      } catch {
-        return Promise.resolve(false);
-      }
-    },
-  };
-}
-
-/** The hasher named by configuration. */
-export function createPasswordHasher(
+export async function createPasswordHasher(
   kind: "native" | "wasm",
+  log?: Logger,
 ): Promise<PasswordHasher> {
-  return kind === "wasm" ? createWasmHasher() : createNativeHasher();
+  if (kind === "wasm") return await createWasmHasher();
+  try {
+    return await createNativeHasher();
+  } catch (error) {
+    log?.warning(
+      "the native argon2 addon could not load; using the WASM hasher",
+      { error: error instanceof Error ? error.message : String(error) },
+    );
+    return await createWasmHasher();
+  }
 }
