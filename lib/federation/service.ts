@@ -90,12 +90,19 @@ import {
   type FederationUrls,
   localEventIdFromUrl,
 } from "./object.ts";
+import type { DrainBudget, LibsqlMessageQueue } from "./store.ts";
 import {
   idOf,
   parseRemoteEvent,
   parseRemoteNote,
   type RemoteNote,
 } from "./parse.ts";
+
+/** What a queue needs for drainQueue. */
+export type DrainableQueue = Pick<
+  LibsqlMessageQueue,
+  "drainListening" | "hasLocalWork"
+>;
 
 /** Remote events are kept this long after they end, then purged. */
 export const REMOTE_EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -109,7 +116,11 @@ export interface FederationDeps {
   /** Let fetches reach loopback and private hosts (tests, local peers). */
   allowPrivateAddresses: boolean;
   kv: KvStore;
-  queue: MessageQueue;
+  /**
+   * The delivery and inbox queue; with `drainListening` and `hasLocalWork`
+   * (the libSQL queue) it can also be drained on demand (drainQueue).
+   */
+  queue: MessageQueue & Partial<DrainableQueue>;
   /** Delivery retries; Fedify's exponential backoff by default. */
   outboxRetryPolicy?: RetryPolicy;
   /** Fixed key pairs (tests); otherwise generated once and stored. */
@@ -137,8 +148,20 @@ export interface FederationService {
   addTrust(input: string): Promise<ApUserRow>;
   /** Follows an actor we do not follow, or unfollows one we do. */
   toggleFollow(apId: string): Promise<ApUserRow>;
-  /** Runs the delivery and inbox queue until the signal aborts. */
+  /**
+   * Runs the delivery and inbox queue until the signal aborts. With a queue
+   * in manual (drain) mode it only registers the handler for drainQueue.
+   */
   startQueue(signal: AbortSignal): Promise<void>;
+  /**
+   * Handles ready deliveries and inbox work within the budget (Workers:
+   * after a response, in `waitUntil`, and from the cron trigger); needs a
+   * running startQueue. Resolves with the number of messages handled (0
+   * when the queue cannot be drained on demand).
+   */
+  drainQueue(budget: DrainBudget): Promise<number>;
+  /** Whether this process enqueued work since the last drain began. */
+  hasQueuedWork(): boolean;
   /** Deletes remote events that ended more than the retention ago. */
   purgeEndedRemoteEvents(): Promise<number>;
   /** NodeInfo usage figures and links, for the hand-served NodeInfo documents. */
@@ -1290,6 +1313,14 @@ export function createFederationService(
 
     startQueue(signal) {
       return federation.startQueue(undefined, { signal });
+    },
+
+    drainQueue(budget) {
+      return source.drainListening?.(budget) ?? Promise.resolve(0);
+    },
+
+    hasQueuedWork() {
+      return source.hasLocalWork?.() ?? false;
     },
 
     async purgeEndedRemoteEvents() {

@@ -10,6 +10,9 @@ import type { ActorKeyPairs } from "./keys.ts";
 import { createFederationService, type FederationService } from "./service.ts";
 import { createLibsqlKvStore, createLibsqlMessageQueue } from "./store.ts";
 
+/** The idle queue's look for other processes' work on a remote database. */
+export const REMOTE_POLL_INTERVAL_MS = 60_000;
+
 let logtapeConfigured = false;
 
 /**
@@ -35,8 +38,18 @@ export async function configureFedifyLogging(
 export interface FederationSetupOptions {
   /** Deliveries handled at once by one process. */
   concurrency?: number;
-  /** How often an idle queue looks for work from other processes (ms). */
+  /**
+   * How often an idle queue looks for work from other processes (ms). By
+   * default half a second on an embedded file, where a look is a local read,
+   * and a minute on a remote database, where it is a round trip (this
+   * process's own work wakes the queue at once either way).
+   */
   pollIntervalMs?: number;
+  /**
+   * Drain mode (Workers): the queue never polls; startQueue only registers
+   * the handler and drainQueue does the work.
+   */
+  manualQueue?: boolean;
   outboxRetryPolicy?: RetryPolicy;
   /** Fixed key pairs (tests); otherwise generated once and stored. */
   keyPairs?: ActorKeyPairs;
@@ -59,7 +72,9 @@ export function createFederationForDatabase(
     kv: createLibsqlKvStore(database.db),
     queue: createLibsqlMessageQueue(database.db, {
       concurrency: options.concurrency ?? 8,
-      pollIntervalMs: options.pollIntervalMs,
+      pollIntervalMs: options.pollIntervalMs ??
+        (database.embedded ? 500 : REMOTE_POLL_INTERVAL_MS),
+      manual: options.manualQueue,
       logger: log,
     }),
     outboxRetryPolicy: options.outboxRetryPolicy,

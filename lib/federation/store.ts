@@ -273,8 +273,19 @@ export function createLibsqlKvStore(
 export interface LibsqlMessageQueueOptions {
   /** Where "now" comes from for availability and leases; the system clock by default. */
   clock?: Clock;
-  /** How often an idle listener looks for work enqueued by other processes (ms). */
+  /**
+   * How often an idle listener looks for work enqueued by other processes
+   * (ms). Work this process enqueues wakes it at once, and a message it
+   * enqueued with a delay (a retry) wakes it when due, so on a remote
+   * database, where each look is a round trip, this can be long (a minute).
+   */
   pollIntervalMs?: number;
+  /**
+   * Drain mode, for runtimes without long-lived loops (Workers): `listen`
+   * only registers its handler and waits for its signal, never polling;
+   * `drainListening` does the work when the caller has time for it.
+   */
+  manual?: boolean;
   /** How long a claimed message stays invisible to other workers (ms). */
   leaseMs?: number;
   /** Messages one `listen` call handles at once (different ordering keys only). */
@@ -285,6 +296,17 @@ export interface LibsqlMessageQueueOptions {
   retryDelayMs?: number;
   /** Where failures are reported; warnings and errors to the console by default. */
   logger?: Logger;
+}
+
+/** Limits of one {@link LibsqlMessageQueue.drainListening} call. */
+export interface DrainBudget {
+  /**
+   * No message is claimed after this many milliseconds (those in hand are
+   * finished); it also bounds the wait for a retry this process scheduled.
+   */
+  maxMs: number;
+  /** At most this many messages are claimed. */
+  maxMessages?: number;
 }
 
 /** The queue: Fedify's interface plus `getDepth` and `drain`. */
@@ -306,6 +328,21 @@ export interface LibsqlMessageQueue extends MessageQueue {
     handler: (message: any) => Promise<void> | void,
     options?: { limit?: number },
   ): Promise<number>;
+  /**
+   * Handles ready messages with the handler of a running `listen` call (in
+   * manual mode, Fedify's, registered by `startQueue`), up to `concurrency`
+   * at once, until none is ready or the budget is spent; a retry this
+   * process scheduled within the time left is waited for. Leases and retries
+   * work as in `listen`, so a caller that dies midway loses nothing: its
+   * claimed messages come back when their lease runs out. Resolves with the
+   * number handled; throws when no `listen` call is running.
+   */
+  drainListening(budget: DrainBudget): Promise<number>;
+  /**
+   * Whether this process enqueued anything since the last `drainListening`
+   * started: a cheap test, with no query, of whether a drain is worth it.
+   */
+  hasLocalWork(): boolean;
 }
 
 /** A claimed row, leased to us until `lockedUntil`. */
@@ -321,14 +358,52 @@ const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 const INSERT_CHUNK = 500;
 
 /**
- * In-process wake-ups, per database handle: an enqueue, or a finished message
- * (which may unblock its ordering key), wakes idle listeners at once instead of
- * at their next poll. Other processes are still found by polling.
+ * What this process knows about its own work, per database handle: an
+ * enqueue, or a finished message (which may unblock its ordering key), wakes
+ * idle listeners at once instead of at their next poll, and the due times of
+ * the delayed messages it enqueued (Fedify's retries) tell a listener when to
+ * look again. Other processes' work is still found by polling.
  */
-const wakers = new WeakMap<Db, Set<() => void>>();
+interface LocalWork {
+  wakers: Set<() => void>;
+  /** Due times (ms) of delayed messages enqueued here, ascending, bounded. */
+  dues: number[];
+  /** Enqueue calls so far, and the count when a drain last started. */
+  enqueued: number;
+  drainedUpTo: number;
+}
+
+const localWork = new WeakMap<Db, LocalWork>();
+
+/** Due times remembered per database; later ones are found by polling. */
+const MAX_REMEMBERED_DUES = 1000;
+
+function localWorkOf(db: Db): LocalWork {
+  let work = localWork.get(db);
+  if (work == null) {
+    work = { wakers: new Set(), dues: [], enqueued: 0, drainedUpTo: 0 };
+    localWork.set(db, work);
+  }
+  return work;
+}
 
 function wakeListeners(db: Db): void {
-  for (const wake of wakers.get(db) ?? []) wake();
+  for (const wake of localWork.get(db)?.wakers ?? []) wake();
+}
+
+function rememberDue(work: LocalWork, due: number): void {
+  const { dues } = work;
+  let i = dues.length;
+  while (i > 0 && dues[i - 1] > due) i--;
+  dues.splice(i, 0, due);
+  if (dues.length > MAX_REMEMBERED_DUES) dues.pop();
+}
+
+/** Forgets due times that have passed (their messages were looked for). */
+function forgetPassedDues(work: LocalWork, now: number): void {
+  let n = 0;
+  while (n < work.dues.length && work.dues[n] <= now) n++;
+  if (n > 0) work.dues.splice(0, n);
 }
 
 /** A Fedify `MessageQueue` over the `fedify_queue` table (persistent, multi-process, at-least-once). */
@@ -343,7 +418,16 @@ export function createLibsqlMessageQueue(
   const maxAttempts = options.maxAttempts ?? 10;
   const retryDelayMs = options.retryDelayMs ?? 1000;
   const logger = options.logger ?? createLogger("warning");
+  const manual = options.manual ?? false;
   const nowMs = () => clock.now().getTime();
+  const local = localWorkOf(db);
+  /** Handlers of the running `listen` calls (manual mode uses the first). */
+  // deno-lint-ignore no-explicit-any
+  const listening: ((message: any) => Promise<void> | void)[] = [];
+
+  /** Milliseconds until the next remembered due time (Infinity: none). */
+  const nextDueIn = () =>
+    local.dues.length === 0 ? Infinity : Math.max(0, local.dues[0] - nowMs());
 
   async function enqueueRows(
     messages: readonly unknown[],
@@ -375,7 +459,9 @@ export function createLibsqlMessageQueue(
     // array order, which is the order messages sharing a key are handled in.
     const [first, ...rest] = chunks;
     await retryOnBusy(() => db.batch([first, ...rest]));
-    if (delay === 0) wakeListeners(db);
+    local.enqueued++;
+    if (delay > 0) rememberDue(local, now + delay);
+    wakeListeners(db);
   }
 
   /**
@@ -530,12 +616,83 @@ export function createLibsqlMessageQueue(
       return handled;
     },
 
+    hasLocalWork() {
+      return local.enqueued > local.drainedUpTo;
+    },
+
+    async drainListening(budget: DrainBudget): Promise<number> {
+      const handler = listening[0];
+      if (handler == null) {
+        throw new Error("drainListening needs a running listen() (startQueue)");
+      }
+      local.drainedUpTo = local.enqueued;
+      const deadline = performance.now() + budget.maxMs;
+      const maxMessages = budget.maxMessages ?? Infinity;
+      const left = () => deadline - performance.now();
+      const inFlight = new Set<Promise<void>>();
+      let claimed = 0;
+      let slotFreed: (() => void) | null = null;
+      const waitForSlot = () =>
+        new Promise<void>((resolve) => slotFreed = resolve);
+      while (claimed < maxMessages && left() > 0) {
+        if (inFlight.size >= concurrency) {
+          await waitForSlot();
+          continue;
+        }
+        let row: ClaimedRow | undefined;
+        try {
+          row = await claim();
+        } catch (error) {
+          logger.error("fedify queue: claiming failed", {
+            error: errorText(error),
+          });
+          break;
+        }
+        if (row == null) {
+          forgetPassedDues(local, nowMs());
+          if (inFlight.size > 0) {
+            // A message in hand may enqueue more (a fan-out, a retry).
+            await waitForSlot();
+            continue;
+          }
+          // A retry scheduled here that falls due within the budget.
+          const due = nextDueIn();
+          if (due >= left()) break;
+          await new Promise((resolve) => setTimeout(resolve, due));
+          continue;
+        }
+        claimed++;
+        const work: Promise<void> = handle(row, handler).finally(() => {
+          inFlight.delete(work);
+          slotFreed?.();
+          slotFreed = null;
+        });
+        inFlight.add(work);
+      }
+      await Promise.all(inFlight);
+      return claimed;
+    },
+
     async listen(
       // deno-lint-ignore no-explicit-any
       handler: (message: any) => Promise<void> | void,
       listenOptions: MessageQueueListenOptions = {},
     ): Promise<void> {
       const { signal } = listenOptions;
+      if (manual) {
+        // Drain mode: the handler waits here for drainListening().
+        listening.push(handler);
+        try {
+          if (signal?.aborted) return;
+          await new Promise<void>((resolve) =>
+            signal?.addEventListener("abort", () => resolve(), { once: true })
+          );
+        } finally {
+          listening.splice(listening.indexOf(handler), 1);
+        }
+        return;
+      }
+      listening.push(handler);
       const inFlight = new Set<Promise<void>>();
       // `woken` remembers a wake-up that came while we were busy, so it is
       // not lost between a claim finding nothing and the wait starting.
@@ -545,14 +702,17 @@ export function createLibsqlMessageQueue(
         woken = true;
         resolveWait?.();
       };
-      let set = wakers.get(db);
-      if (set == null) wakers.set(db, set = new Set());
+      const set = local.wakers;
       set.add(wake);
       signal?.addEventListener("abort", wake);
 
-      /** Sleeps until woken, aborted, or `ms` passes; clears its timer either way. */
-      const sleep = async (ms: number) => {
+      /**
+       * Sleeps until woken, aborted, a remembered due time, or `ms` passes;
+       * clears its timer either way.
+       */
+      const sleep = async (ms: number, untilDue = false) => {
         if (woken || signal?.aborted) return;
+        if (untilDue) ms = Math.min(ms, nextDueIn());
         let timer: ReturnType<typeof setTimeout> | undefined;
         await new Promise<void>((resolve) => {
           resolveWait = resolve;
@@ -582,7 +742,8 @@ export function createLibsqlMessageQueue(
             continue;
           }
           if (row == null) {
-            await sleep(pollIntervalMs);
+            forgetPassedDues(local, nowMs());
+            await sleep(pollIntervalMs, true);
             continue;
           }
           const work: Promise<void> = handle(row, handler).finally(() => {
@@ -592,6 +753,7 @@ export function createLibsqlMessageQueue(
           inFlight.add(work);
         }
       } finally {
+        listening.splice(listening.indexOf(handler), 1);
         set.delete(wake);
         signal?.removeEventListener("abort", wake);
         // Resolve only after the messages in hand are settled, so the caller
