@@ -11,7 +11,12 @@ import { type Database, migrateDatabase, openDatabase } from "./db/client.ts";
 import { createPasswordHasher } from "./lib/auth/password.ts";
 import { type CliIO, runUserCommand } from "./lib/cli/users.ts";
 import { systemClock } from "./lib/clock.ts";
-import { type Config, ConfigError, loadConfig } from "./lib/config.ts";
+import {
+  type Config,
+  ConfigError,
+  describeDatabase,
+  loadConfig,
+} from "./lib/config.ts";
 import { prepareInstance } from "./lib/instance.ts";
 import { createLogger } from "./lib/log.ts";
 import {
@@ -19,10 +24,7 @@ import {
   createS3MediaStore,
   type MediaStore,
 } from "./lib/media/store.ts";
-import { sweepMedia } from "./lib/media/cleanup.ts";
-import { getSettings } from "./lib/settings.ts";
-import { materializeOccurrences } from "./lib/events/write.ts";
-import { purgeExpiredOAuth } from "./lib/oauth/grants.ts";
+import { runScheduledJobs, SCHEDULED_JOBS_INTERVAL_MS } from "./lib/jobs.ts";
 import {
   configureFedifyLogging,
   createFederationForDatabase,
@@ -41,10 +43,29 @@ async function open(config: Config): Promise<Database> {
   return await openDatabase(config.databaseUrl, config.databaseAuthToken);
 }
 
+/** Deno.cron where the runtime has it (Deno Deploy; the CLI with --unstable-cron). */
+function denoCron():
+  | ((name: string, schedule: string, handler: () => Promise<void>) => unknown)
+  | null {
+  const cron = (Deno as unknown as { cron?: unknown }).cron;
+  return typeof cron === "function"
+    ? cron as (name: string, schedule: string, h: () => Promise<void>) => void
+    : null;
+}
+
+/** Adds a signal listener where the runtime allows it (not on Deno Deploy). */
+function onSignal(signal: Deno.Signal, handler: () => void): void {
+  try {
+    Deno.addSignalListener(signal, handler);
+  } catch {
+    // No signals here: the platform stops the isolate itself.
+  }
+}
+
 async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const database = await open(config);
-  const hasher = await createPasswordHasher(config.passwordHasher);
+  const hasher = await createPasswordHasher(config.passwordHasher, log);
   const { jwtSecret } = await prepareInstance(
     database,
     config,
@@ -65,7 +86,9 @@ async function serve(config: Config): Promise<void> {
     log,
   );
   const queueStop = new AbortController();
-  // Deliveries and inbox work persist in the database; this drains them.
+  // Deliveries and inbox work persist in the database; this drains them. It
+  // wakes at once for this process's own work and its retries, and looks for
+  // other processes' work every half second on a file, every minute remotely.
   const queueDone = federation.startQueue(queueStop.signal);
   const app = createApp({
     database,
@@ -76,62 +99,32 @@ async function serve(config: Config): Promise<void> {
     media,
     federation,
   });
-  // Recurring series are laid out ahead for a horizon; keep it moving.
-  const extendSeries = async () => {
-    try {
-      const settings = await getSettings(database.db);
-      const created = await materializeOccurrences({
-        db: database.db,
-        clock: systemClock,
-        settings,
-      });
-      if (created > 0) {
-        log.info("created occurrences of recurring events", { created });
-      }
-    } catch (err) {
-      log.error("extending recurring events failed", { error: String(err) });
-    }
-  };
-  // Expired OAuth codes and tokens are only kept to detect their reuse.
-  const purgeOAuth = async () => {
-    try {
-      await purgeExpiredOAuth(database.db, systemClock);
-    } catch (err) {
-      log.error("purging expired OAuth tokens failed", { error: String(err) });
-    }
-  };
-  const purgeRemoteEvents = async () => {
-    try {
-      const purged = await federation.purgeEndedRemoteEvents();
-      if (purged > 0) log.info("purged ended remote events", { purged });
-    } catch (err) {
-      log.error("purging remote events failed", { error: String(err) });
-    }
-  };
-  // Uploads no event references (never attached, or left by deletions and edits).
-  const sweepUploads = async () => {
-    try {
-      const swept = await sweepMedia({
-        db: database.db,
-        clock: systemClock,
-        media,
-      });
-      if (swept.removed > 0 || swept.storeFailed > 0) {
-        log.info("removed unreferenced media", { ...swept });
-      }
-    } catch (err) {
-      log.error("sweeping media failed", { error: String(err) });
-    }
-  };
   const hourly = async () => {
-    await extendSeries();
-    await purgeOAuth();
-    await purgeRemoteEvents();
-    // After the purges, whose events' files may now be unreferenced.
-    await sweepUploads();
+    await runScheduledJobs({
+      db: database.db,
+      clock: systemClock,
+      log,
+      media,
+      federation,
+    });
   };
-  await hourly();
-  const timer = setInterval(hourly, 60 * 60 * 1000);
+  const cron = denoCron();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  if (cron) {
+    // Deno Deploy runs the jobs itself, whether or not an isolate is up.
+    cron("quando hourly jobs", "0 * * * *", hourly);
+  } else {
+    timer = setInterval(hourly, SCHEDULED_JOBS_INTERVAL_MS);
+    // A file is ready before serving (series laid out); a remote database
+    // is not waited for: each job is several round trips.
+    if (database.embedded) await hourly();
+    else void hourly();
+  }
+  log.info(
+    `database: ${describeDatabase(config.databaseUrl)}; ` +
+      `password hasher: ${hasher.name}; ` +
+      `hourly jobs: ${cron ? "Deno.cron" : "in-process timer"}`,
+  );
   const server = Deno.serve(
     {
       port: config.port,
@@ -153,8 +146,8 @@ async function serve(config: Config): Promise<void> {
     database.close();
     Deno.exit(0);
   };
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
+  onSignal("SIGINT", stop);
+  onSignal("SIGTERM", stop);
   await server.finished;
 }
 
@@ -228,7 +221,7 @@ async function main(args: string[]): Promise<number> {
     case "user": {
       const log = createLogger(config.logLevel);
       const database = await open(config);
-      const hasher = await createPasswordHasher(config.passwordHasher);
+      const hasher = await createPasswordHasher(config.passwordHasher, log);
       await prepareInstance(database, config, hasher, systemClock, log);
       try {
         return await runUserCommand(rest, {

@@ -171,3 +171,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       : undefined,
   };
 }
+
+/** Where the database is, for the start-up line: no path details, no credentials. */
+export function describeDatabase(url: string): string {
+  if (url === ":memory:") return "embedded, in memory";
+  if (url.startsWith("file:")) return `embedded file ${url.slice(5)}`;
+  try {
+    const { protocol, host } = new URL(url);
+    return `remote ${protocol}//${host}`;
+  } catch {
+    return "remote";
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The hourly jobs, in one function that every runtime calls: main.ts's
+ * interval (Deno), `Deno.cron` (Deno Deploy) and worker.ts's `scheduled`
+ * handler (Cloudflare Workers). Each job is independent: one failing is
+ * logged and the others still run.
+ */
+import type { Db } from "../db/client.ts";
+import type { Clock } from "./clock.ts";
+import { materializeOccurrences } from "./events/write.ts";
+import type { FederationService } from "./federation/service.ts";
+import type { Logger } from "./log.ts";
+import { sweepMedia } from "./media/cleanup.ts";
+import type { MediaStore } from "./media/store.ts";
+import { purgeExpiredOAuth } from "./oauth/grants.ts";
+import { getSettings } from "./settings.ts";
+
+export interface ScheduledJobDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  media: MediaStore;
+  federation?: FederationService;
+}
+
+/** What one run did; a job that failed is named in `failed`. */
+export interface ScheduledJobsResult {
+  occurrencesCreated: number;
+  remoteEventsPurged: number;
+  mediaRemoved: number;
+  failed: string[];
+}
+
+/** How often the jobs are meant to run. */
+export const SCHEDULED_JOBS_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * Lays recurring series out ahead for their horizon, drops expired OAuth
+ * codes and tokens (kept only to detect their reuse), purges ended remote
+ * events, then removes uploads no event references (after the purges, whose
+ * events' files may now be unreferenced).
+ */
+export async function runScheduledJobs(
+  deps: ScheduledJobDeps,
+): Promise<ScheduledJobsResult> {
+  const { db, clock, log } = deps;
+  const result: ScheduledJobsResult = {
+    occurrencesCreated: 0,
+    remoteEventsPurged: 0,
+    mediaRemoved: 0,
+    failed: [],
+  };
+  const run = async (name: string, job: () => Promise<void>) => {
+    try {
+      await job();
+    } catch (err) {
+      result.failed.push(name);
+      log.error(`${name} failed`, { error: String(err) });
+    }
+  };
+  await run("extending recurring events", async () => {
+    const settings = await getSettings(db);
+    result.occurrencesCreated = await materializeOccurrences({
+      db,
+      clock,
+      settings,
+    });
+    if (result.occurrencesCreated > 0) {
+      log.info("created occurrences of recurring events", {
+        created: result.occurrencesCreated,
+      });
+    }
+  });
+  await run("purging expired OAuth tokens", async () => {
+    await purgeExpiredOAuth(db, clock);
+  });
+  const federation = deps.federation;
+  if (federation) {
+    await run("purging remote events", async () => {
+      result.remoteEventsPurged = await federation.purgeEndedRemoteEvents();
+      if (result.remoteEventsPurged > 0) {
+        log.info("purged ended remote events", {
+          purged: result.remoteEventsPurged,
+        });
+      }
+    });
+  }
+  await run("sweeping media", async () => {
+    const swept = await sweepMedia({ db, clock, media: deps.media });
+    result.mediaRemoved = swept.removed;
+    if (swept.removed > 0 || swept.storeFailed > 0) {
+      log.info("removed unreferenced media", { ...swept });
+    }
+  });
+  return result;
+}
