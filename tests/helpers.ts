@@ -1,7 +1,7 @@
 /** Shared test helpers: build the app over an in-memory database, make users, get tokens. */
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { type Database, openDatabase } from "../db/client.ts";
+import { type Database, migrateDatabase, openDatabase } from "../db/client.ts";
 import type { UserRole } from "../db/schema.ts";
 import {
   createNativeHasher,
@@ -20,6 +20,7 @@ import {
   configureFedifyLogging,
   createFederationForDatabase,
 } from "../lib/federation/setup.ts";
+import { hranaTestDatabaseUrl } from "./support/hrana-process.ts";
 
 /** One pair of actor keys for every test app of the process (RSA generation is slow). */
 const testKeyPairs = generateActorKeyPairs();
@@ -45,17 +46,28 @@ export interface TestAppOptions {
   database?: Database;
 }
 
-/** Builds the app over a fresh in-memory database, migrated, with a pinned clock. */
+/**
+ * Builds the app over a fresh in-memory database, migrated, with a pinned clock.
+ * With QUANDO_TEST_DATABASE=hrana the fresh database is a remote one instead,
+ * on the local Hrana server (tests/support/hrana-process.ts), unless the test
+ * passes its own database or DATABASE_URL.
+ */
 export async function createTestApp(
   options: TestAppOptions = {},
 ): Promise<TestContext> {
+  const remoteUrl = options.database || options.env?.DATABASE_URL
+    ? null
+    : hranaTestDatabaseUrl();
   const config = loadConfig({
-    DATABASE_URL: ":memory:",
+    DATABASE_URL: remoteUrl ?? ":memory:",
     BASE_URL: "http://quando.test",
     ...options.env,
   });
   const database = options.database ??
     await openDatabase(config.databaseUrl, config.databaseAuthToken);
+  // prepareInstance migrates embedded databases only (remote ones are
+  // migrated by `deno task db:migrate`).
+  if (remoteUrl) await migrateDatabase(database);
   const clock = new FixedClock(options.now ?? "2026-06-01T12:00:00Z");
   const { jwtSecret } = await prepareInstance(
     database,
