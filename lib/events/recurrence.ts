@@ -1,9 +1,12 @@
-import rrule from "rrule";
+import * as rrule from "rrule";
 import type { Options, Weekday } from "rrule";
 import { invalidRequest } from "../errors.ts";
 
-// Named imports type-check but fail at run time with the npm build.
-const { RRule } = rrule;
+// Deno loads rrule's CommonJS build, whose exports sit on `default` (named
+// imports type-check but fail there); bundlers take its ES module build,
+// which has named exports and no default (`import rrule from` breaks them).
+const { RRule } = (Reflect.get(rrule, "default") as typeof rrule | undefined) ??
+  rrule;
 
 /** A validated recurrence rule. */
 export interface RecurrenceRule {
