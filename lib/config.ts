@@ -58,6 +58,9 @@ const envSchema = z.object({
   },
 );
 
+/** Every environment variable the configuration reads. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export type LogLevel = "debug" | "info" | "warning" | "error";
 
 export interface Config {
