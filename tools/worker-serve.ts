@@ -61,6 +61,8 @@ function capnpText(value: string): string {
 const CRON_WORKER = `
 export default {
   async fetch(request, env) {
+    // GET answers that workerd is up; POST fires the trigger.
+    if (request.method !== "POST") return new Response("ready");
     const url = new URL(request.url);
     const cron = url.searchParams.get("cron") ?? "* * * * *";
     const time = Number(url.searchParams.get("time") ?? Date.now());
@@ -257,6 +259,7 @@ export async function startWorker(
   const scheduled = async (cron: string) => {
     const res = await fetch(
       `${cronUrl}/?cron=${encodeURIComponent(cron)}&time=${Date.now()}`,
+      { method: "POST" },
     );
     const body = await res.json() as { outcome: string };
     return body;
@@ -280,9 +283,7 @@ export async function startWorker(
       throw new Error(`workerd exited at start:\n${output}`);
     }
     try {
-      const res = await fetch(`${cronUrl}/health-probe-not-a-cron`, {
-        method: "HEAD",
-      });
+      const res = await fetch(cronUrl);
       await res.body?.cancel();
       break;
     } catch {
