@@ -333,13 +333,18 @@ if (import.meta.main) {
       kb(worker.build.rawBytes)
     }, ${kb(worker.build.gzipBytes)} gzip); cron triggers on their schedule`,
   );
+  let stopping = false;
   const shutdown = async () => {
+    stopping = true;
     await worker.stop();
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGINT", shutdown);
   Deno.addSignalListener("SIGTERM", shutdown);
   const { code } = await worker.finished;
-  console.error(`workerd exited with code ${code}`);
-  Deno.exit(code || 1);
+  if (!stopping) {
+    // workerd stopped on its own (a Ctrl-C reaches it too): end with it.
+    console.error(`workerd exited with code ${code}`);
+    Deno.exit(code);
+  }
 }
