@@ -2,7 +2,8 @@
  * main.ts as on Deno Deploy: no FFI (so no native addon) and no file writes,
  * with the default configuration but for a remote DATABASE_URL (the local
  * Hrana server). It must start, say which database and password hasher it
- * uses (the WASM one, since the native addon cannot load), serve, log in,
+ * uses (the WASM one, since the native addon cannot load), hand its hourly
+ * jobs to Deno.cron (which Deno Deploy has), serve, log in,
  * and stay quiet while idle: the delivery queue looks at a remote database
  * once a minute, not every half second.
  */
@@ -38,6 +39,8 @@ Deno.test({
         "--allow-env",
         "--allow-read",
         "--allow-sys",
+        // Deno.cron, which Deno Deploy has without a flag.
+        "--unstable-cron",
         join(ROOT, "main.ts"),
       ],
       cwd: dir,
@@ -80,6 +83,7 @@ Deno.test({
         log,
       );
       assert.match(log, /password hasher: wasm/, log);
+      assert.match(log, /hourly jobs: Deno\.cron/, log);
       assert.match(log, /native argon2 addon could not load/, log);
       assert.doesNotMatch(log, /admin-password/, "a secret was logged");
 
