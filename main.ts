@@ -25,6 +25,7 @@ import {
   type MediaStore,
 } from "./lib/media/store.ts";
 import { runScheduledJobs, SCHEDULED_JOBS_INTERVAL_MS } from "./lib/jobs.ts";
+import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import {
   configureFedifyLogging,
   createFederationForDatabase,
@@ -53,6 +54,10 @@ function denoCron():
     : null;
 }
 
+/** Drain budgets where Deno.cron drives the queue (Deno Deploy). */
+const AFTER_REQUEST_DRAIN = { maxMs: 20_000, maxMessages: 200 };
+const CRON_DRAIN = { maxMs: 45_000, maxMessages: 1_000 };
+
 /** Adds a signal listener where the runtime allows it (not on Deno Deploy). */
 function onSignal(signal: Deno.Signal, handler: () => void): void {
   try {
@@ -79,17 +84,22 @@ async function serve(config: Config): Promise<void> {
   await configureFedifyLogging(
     config.logLevel === "debug" ? "info" : "warning",
   );
+  // Deno Deploy (Deno.cron): isolates come and go, so no queue loop; the
+  // queue is drained after the requests that enqueue and every minute by
+  // Deno.cron, as on Workers. Elsewhere a loop drains it, woken at once by
+  // this process's own work and retries, and looking for other processes'
+  // work every half second on a file, every minute on a remote database.
+  const cron = denoCron();
   const federation = createFederationForDatabase(
     database,
     config,
     systemClock,
     log,
+    { manualQueue: cron !== null },
   );
   const queueStop = new AbortController();
-  // Deliveries and inbox work persist in the database; this drains them. It
-  // wakes at once for this process's own work and its retries, and looks for
-  // other processes' work every half second on a file, every minute remotely.
   const queueDone = federation.startQueue(queueStop.signal);
+  const drainer = cron ? createQueueDrainer(federation, log) : null;
   const app = createApp({
     database,
     config: { ...config, jwtSecret },
@@ -108,11 +118,11 @@ async function serve(config: Config): Promise<void> {
       federation,
     });
   };
-  const cron = denoCron();
   let timer: ReturnType<typeof setInterval> | undefined;
   if (cron) {
-    // Deno Deploy runs the jobs itself, whether or not an isolate is up.
+    // Deno Deploy runs these itself, whether or not an isolate is up.
     cron("quando hourly jobs", "0 * * * *", hourly);
+    cron("quando deliveries", "* * * * *", () => drainer!.drain(CRON_DRAIN));
   } else {
     timer = setInterval(hourly, SCHEDULED_JOBS_INTERVAL_MS);
     // A file is ready before serving (series laid out); a remote database
@@ -123,7 +133,12 @@ async function serve(config: Config): Promise<void> {
   log.info(
     `database: ${describeDatabase(config.databaseUrl)}; ` +
       `password hasher: ${hasher.name}; ` +
-      `hourly jobs: ${cron ? "Deno.cron" : "in-process timer"}`,
+      `hourly jobs: ${cron ? "Deno.cron" : "in-process timer"}; ` +
+      `deliveries: ${
+        cron
+          ? "drained after requests and every minute by Deno.cron"
+          : "queue loop"
+      }`,
   );
   const server = Deno.serve(
     {
@@ -134,8 +149,15 @@ async function serve(config: Config): Promise<void> {
           `Quando listening on http://${hostname}:${port} (public URL ${config.baseUrl})`,
         ),
     },
-    (req, info) =>
-      app.fetch(req, { remoteAddr: info.remoteAddr as Deno.NetAddr }),
+    async (req, info) => {
+      const response = await app.fetch(req, {
+        remoteAddr: info.remoteAddr as Deno.NetAddr,
+      });
+      if (drainer && federation.hasQueuedWork()) {
+        void drainer.drain(AFTER_REQUEST_DRAIN);
+      }
+      return response;
+    },
   );
   const stop = async () => {
     clearInterval(timer);

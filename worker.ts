@@ -28,6 +28,7 @@ import {
 } from "./lib/config.ts";
 import type { DrainBudget } from "./lib/federation/store.ts";
 import type { FederationService } from "./lib/federation/service.ts";
+import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import {
   configureFedifyLogging,
   createFederationForDatabase,
@@ -157,33 +158,7 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
     media,
     federation,
   });
-  let draining: Promise<void> | null = null;
-  let again = false;
-  const drain = (budget: DrainBudget): Promise<void> => {
-    if (draining) {
-      // Work enqueued while a drain runs: go round once more if time allows.
-      again = true;
-      return draining;
-    }
-    const until = Date.now() + budget.maxMs;
-    draining = (async () => {
-      try {
-        do {
-          again = false;
-          const maxMs = until - Date.now();
-          if (maxMs <= 0) break;
-          await federation.drainQueue({ ...budget, maxMs });
-        } while (again);
-      } catch (err) {
-        log.error("draining the delivery queue failed", {
-          error: String(err),
-        });
-      } finally {
-        draining = null;
-      }
-    })();
-    return draining;
-  };
+  const drainer = createQueueDrainer(federation, log);
   log.info(
     `Quando on Workers: database ${describeDatabase(config.databaseUrl)}; ` +
       `password hasher: ${hasher.name}; media: ${media.kind}`,
@@ -193,7 +168,7 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
     log,
     app,
     federation,
-    drain,
+    drain: drainer.drain,
     jobs: () =>
       runScheduledJobs({
         db: database.db,

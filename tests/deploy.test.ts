@@ -84,6 +84,11 @@ Deno.test({
       );
       assert.match(log, /password hasher: wasm/, log);
       assert.match(log, /hourly jobs: Deno\.cron/, log);
+      assert.match(
+        log,
+        /deliveries: drained after requests and every minute by Deno\.cron/,
+        log,
+      );
       assert.match(log, /native argon2 addon could not load/, log);
       assert.doesNotMatch(log, /admin-password/, "a secret was logged");
 
