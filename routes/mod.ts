@@ -1,6 +1,5 @@
 /** The composition root: `createApp(deps)` builds the whole HTTP application. */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
@@ -24,6 +23,8 @@ import { feedRoutes } from "./feeds.ts";
 import { pageRoutes } from "./pages.ts";
 import { publicReadCache } from "./cache.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
+import { randomToken } from "../lib/auth/tokens.ts";
+import { apiDocsRenderer } from "./views/api-docs.tsx";
 import { INBOX_MAX_BYTES } from "../lib/federation/inbox-guard.ts";
 
 export type { AppDeps } from "./env.ts";
@@ -146,7 +147,7 @@ export function createApp(deps: AppDeps) {
     description:
       "A login token from POST /api/login/token, or an OAuth 2.0 access token.",
   });
-  app.doc31("/api/openapi.json", {
+  const openApiConfig = {
     openapi: "3.1.0",
     info: {
       title: "Quando API",
@@ -156,17 +157,27 @@ export function createApp(deps: AppDeps) {
         "times are Unix seconds; see the README's API notes.",
     },
     servers: [{ url: deps.config.baseUrl }],
-  });
-  app.get("/api/docs", async (c, next) => {
-    await next();
+  };
+  app.doc31("/api/openapi.json", openApiConfig);
+  // The reference, rendered here from the same document, once per app: no
+  // script, nothing from another origin, a fresh style nonce per response.
+  let docsPage: Promise<(nonce: string) => string> | undefined;
+  app.get("/api/docs", async (c) => {
+    docsPage ??= apiDocsRenderer(app.getOpenAPI31Document(openApiConfig))
+      .catch((error) => {
+        docsPage = undefined;
+        throw error;
+      });
+    const page = await docsPage;
+    const nonce = randomToken(16);
     c.header(
       "Content-Security-Policy",
-      "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; " +
-        "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; " +
-        "font-src 'self' data: https://fonts.gstatic.com https://cdn.jsdelivr.net; " +
-        "img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'",
+      `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:; ` +
+        "form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
     );
-  }, Scalar({ url: "/api/openapi.json", pageTitle: "Quando API" }));
+    c.header("Cache-Control", "public, max-age=300");
+    return c.html(page(nonce));
+  });
   return app;
 }
 
