@@ -46,16 +46,44 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return sqliteCode(err) === "SQLITE_CONSTRAINT_FOREIGNKEY";
 }
 
-function sqliteCode(err: unknown): string | undefined {
+/**
+ * What the message of a constraint failure says, for servers that send only
+ * the primary code: sqld and Turso answer `SQLITE_CONSTRAINT` with the
+ * engine's message ("UNIQUE constraint failed: users.email"), never
+ * `SQLITE_CONSTRAINT_UNIQUE`. SQLite writes these messages the same way for
+ * every constraint of a kind (a rowid PRIMARY KEY says "UNIQUE" too).
+ */
+const CONSTRAINT_MESSAGES: [RegExp, string][] = [
+  [/\bUNIQUE constraint failed\b/, "SQLITE_CONSTRAINT_UNIQUE"],
+  [/\bFOREIGN KEY constraint failed\b/, "SQLITE_CONSTRAINT_FOREIGNKEY"],
+  [/\bNOT NULL constraint failed\b/, "SQLITE_CONSTRAINT_NOTNULL"],
+  [/\bCHECK constraint failed\b/, "SQLITE_CONSTRAINT_CHECK"],
+];
+
+/** The extended code a primary `SQLITE_CONSTRAINT` stands for, read from its message. */
+function extendedFromMessage(message: unknown): string | undefined {
+  if (typeof message !== "string") return undefined;
+  return CONSTRAINT_MESSAGES.find(([re]) => re.test(message))?.[1];
+}
+
+/**
+ * The SQLite result code of a (Drizzle-wrapped) libSQL error: the extended
+ * code when the error carries one, else the primary code, made extended from
+ * the message when it is the bare `SQLITE_CONSTRAINT` of a remote server.
+ */
+export function sqliteCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     const rec = e as {
       extendedCode?: unknown;
       code?: unknown;
+      message?: unknown;
       cause?: unknown;
     };
     if (typeof rec.extendedCode === "string") return rec.extendedCode;
     if (typeof rec.code === "string" && rec.code.startsWith("SQLITE_")) {
-      return rec.code;
+      return rec.code === "SQLITE_CONSTRAINT"
+        ? extendedFromMessage(rec.message) ?? rec.code
+        : rec.code;
     }
     e = rec.cause;
   }

@@ -8,7 +8,11 @@
 import assert from "node:assert/strict";
 import { type Client, createClient, LibsqlError } from "@libsql/client/web";
 import { migrateDatabase, openDatabase } from "../db/client.ts";
-import { isUniqueViolation } from "../lib/errors.ts";
+import {
+  isForeignKeyViolation,
+  isUniqueViolation,
+  sqliteCode,
+} from "../lib/errors.ts";
 import {
   type HranaServer,
   type HranaServerOptions,
@@ -719,6 +723,27 @@ Deno.test("errors: parse errors, many statements, and constraint codes as sqld s
     assert.equal(unique.code, "SQLITE_CONSTRAINT");
     assert.equal(unique.extendedCode, undefined);
     assert.match(unique.message, /UNIQUE constraint failed: u\.email/);
+    // What the app reads to answer 409 (lib/errors.ts): the message then.
+    assert.equal(isUniqueViolation(unique), true);
+    assert.equal(sqliteCode(unique), "SQLITE_CONSTRAINT_UNIQUE");
+    const pk = await rejection(
+      c.execute("insert into u(id, email) values (1, 'b@x')"),
+    );
+    assert.equal(pk.code, "SQLITE_CONSTRAINT");
+    assert.equal(isUniqueViolation(pk), true);
+    await c.execute("create table p(id integer primary key)");
+    await c.execute(
+      "create table r(p integer references p(id), n text not null)",
+    );
+    const fk = await rejection(c.execute("insert into r values (9, 'x')"));
+    assert.equal(fk.code, "SQLITE_CONSTRAINT");
+    assert.equal(isForeignKeyViolation(fk), true);
+    assert.equal(isUniqueViolation(fk), false);
+    const notNull = await rejection(
+      c.execute("insert into r values (null, null)"),
+    );
+    assert.equal(sqliteCode(notNull), "SQLITE_CONSTRAINT_NOTNULL");
+    assert.equal(isUniqueViolation(notNull), false);
   });
   await withServer({ errorCodes: "extended" }, async (_server, client) => {
     const c = client();
@@ -971,10 +996,6 @@ Deno.test("the app over Hrana with extended codes: a duplicate e-mail is a 409",
 Deno.test({
   name:
     "the app over Hrana as sqld answers (SQLITE_CONSTRAINT, no extended code): a duplicate e-mail is a 409",
-  // App finding: lib/errors.ts recognises only extended codes
-  // (SQLITE_CONSTRAINT_UNIQUE), which sqld/Turso never sends; this answers
-  // 500 until the app also reads the message of a SQLITE_CONSTRAINT.
-  ignore: true,
   fn: async () => {
     await withRemoteApp({}, async (ctx) => {
       const admin = await createTestUser(ctx, { role: "admin" });
