@@ -19,6 +19,7 @@ import { generateActorKeyPairs } from "../lib/federation/keys.ts";
 import {
   configureFedifyLogging,
   createFederationForDatabase,
+  type FederationSetupOptions,
 } from "../lib/federation/setup.ts";
 import { hranaTestDatabaseUrl } from "./support/hrana-process.ts";
 
@@ -44,6 +45,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** An already open database (for restart tests). */
   database?: Database;
+  /** Queue options of the federation service (drain mode, concurrency). */
+  federation?: Pick<FederationSetupOptions, "manualQueue" | "concurrency">;
 }
 
 /**
@@ -83,7 +86,7 @@ export async function createTestApp(
     config,
     clock,
     silentLogger,
-    { keyPairs: await testKeyPairs },
+    { ...options.federation, keyPairs: await testKeyPairs },
   );
   const app = createApp({
     database,
