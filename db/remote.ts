@@ -27,8 +27,9 @@ export interface Database {
    * last read: this handle's completed writes that changed rows, plus, for a
    * file, every commit by any connection, seen by `PRAGMA data_version` on a
    * connection of its own. Synchronous and free of queries through the
-   * client. Null for remote databases, which have no such marker (other
-   * replicas write unseen), so nothing may be cached.
+   * client. On a remote database it sees this handle's writes only (other
+   * isolates and replicas write unseen): what is cached there must also
+   * expire on its own (`embedded` is false). Null: nothing may be cached.
    */
   changeMarker(): string | null;
   /** Resolves while the database answers a query; rejects once it does not. */
@@ -213,7 +214,8 @@ export async function openRemoteDatabase(
     db,
     embedded: false,
     counter,
-    dataVersion: null,
+    // No marker of other writers' commits: this isolate's writes only.
+    dataVersion: () => "local",
     ping: () => client.execute("select 1"),
     close: () => client.close(),
   });

@@ -1,7 +1,10 @@
 /**
  * The public-read cache in front of the event listings, single events and
- * feeds: anonymous GETs only (no Authorization header), 200 answers only, and
- * only on the embedded database, whose change marker sees every write.
+ * feeds: anonymous GETs only (no Authorization header), 200 answers only.
+ * A write ends cached answers at once: on the embedded database any write
+ * (its change marker sees every commit to the file), on a remote one this
+ * isolate's writes, while other isolates' writes are seen once the entry
+ * expires, after PUBLIC_CACHE_MS at most.
  */
 import type { MiddlewareHandler } from "hono";
 import { notModified } from "../lib/feeds/conditional.ts";
@@ -19,7 +22,10 @@ const CACHEABLE = [
 
 /**
  * Feeds tell clients they may keep them five minutes (max-age=300) and cost
- * the most to build: they are kept a minute, unless a write ends that sooner.
+ * the most to build: on the embedded database, whose marker sees every
+ * write, they are kept a minute unless a write ends that sooner. On a remote
+ * database they expire as everything else, after PUBLIC_CACHE_MS, which
+ * bounds how long another isolate's write goes unseen.
  */
 const FEED_TTL_MS = 60_000;
 
@@ -91,7 +97,7 @@ export function publicReadCache(
     const url = new URL(c.req.url);
     const key = `${url.pathname}${url.search}\n${c.req.header("accept") ?? ""}`;
     let ran = false;
-    const ttl = c.req.path.startsWith("/feed/")
+    const ttl = deps.database.embedded && c.req.path.startsWith("/feed/")
       ? Math.max(deps.config.publicCacheMs, FEED_TTL_MS)
       : deps.config.publicCacheMs;
     const answer = await cache.getOrCompute(key, marker, async () => {
