@@ -7,25 +7,25 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { unixNow } from "../lib/clock.ts";
 import { notFound } from "../lib/errors.ts";
-import type { EventRow } from "../lib/events/serialize.ts";
 import { createLimiter } from "../lib/limit.ts";
 import { etagOf, httpDate, notModified } from "../lib/feeds/conditional.ts";
 import { renderCalendar } from "../lib/feeds/ics.ts";
 import {
-  calendarContent,
-  calendarOf,
+  calendarContentQuery,
   collectionScope,
   DEFAULT_PAST_DAYS,
-  feedEntries,
-  type FeedEvent,
+  eventCalendarQuery,
+  feedEntriesQuery,
   type FeedScope,
-  findPublicEvent,
   instanceScope,
+  knownScope,
   MAX_PAST_DAYS,
-  placeScope,
-  settingsModifiedAt,
-  tagScope,
+  placeScopeQuery,
+  type ScopeQuery,
+  settingsModifiedAtQuery,
+  tagScopeQuery,
 } from "../lib/feeds/select.ts";
+import { allReads, runRead } from "../lib/events/load.ts";
 import { renderFeed, type TextFormat } from "../lib/feeds/syndication.ts";
 import { getSettings, type Settings } from "../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
@@ -217,33 +217,42 @@ export function feedRoutes(deps: RouteDeps) {
   const serveFeed = (
     c: Context<AppEnv>,
     format: FeedFormat,
-    scope: FeedScope,
+    scope: ScopeQuery,
     pastDays: number,
   ) => feedBuilds.run(() => buildFeed(c, format, scope, pastDays));
 
+  /**
+   * Reads and writes a feed: one round trip (the settings read is reused
+   * for a second; a collection's filters cost one before).
+   */
   const buildFeed = async (
     c: Context<AppEnv>,
     format: FeedFormat,
-    scope: FeedScope,
+    scopeQuery: ScopeQuery,
     pastDays: number,
   ) => {
     const settings = await getSettings(db);
     const now = unixNow(deps.clock);
     const windowStart = now - pastDays * DAY;
-    const settingsAt = await settingsModifiedAt(db);
-    const title = scopeTitle(settings, scope);
-    const description = scopeDescription(settings, scope);
     const query = pastDays === DEFAULT_PAST_DAYS
       ? ""
       : `?past_days=${pastDays}`;
     if (format === "ics") {
-      const content = await calendarContent(
+      const [settingsAt, scope, content] = await runRead(
         db,
-        scope,
-        now,
-        windowStart,
-        settings.instance_timezone,
+        allReads(
+          settingsModifiedAtQuery(db),
+          scopeQuery,
+          calendarContentQuery(
+            db,
+            scopeQuery,
+            now,
+            windowStart,
+            settings.instance_timezone,
+          ),
+        ),
       );
+      const title = scopeTitle(settings, scope);
       const rows = [
         ...content.singles.map((s) => s.row),
         ...content.series.flatMap((s) => [
@@ -255,7 +264,7 @@ export function feedRoutes(deps: RouteDeps) {
         baseUrl,
         timeZone: settings.instance_timezone,
         name: title,
-        description,
+        description: scopeDescription(settings, scope),
         sourceUrl: `${baseUrl}/feed/ics${scope.path}${query}`,
         now,
         windowStart,
@@ -271,12 +280,19 @@ export function feedRoutes(deps: RouteDeps) {
         ]),
       );
     }
-    const entries: FeedEvent[] = await feedEntries(
+    const [settingsAt, scope, entries] = await runRead(
       db,
-      scope,
-      now,
-      windowStart,
-      settings.recurrent_event_visible,
+      allReads(
+        settingsModifiedAtQuery(db),
+        scopeQuery,
+        feedEntriesQuery(
+          db,
+          scopeQuery,
+          now,
+          windowStart,
+          settings.recurrent_event_visible,
+        ),
+      ),
     );
     const updated = latest([
       settingsAt,
@@ -289,8 +305,8 @@ export function feedRoutes(deps: RouteDeps) {
         locale: settings.instance_locale,
         timeZone: settings.instance_timezone,
       },
-      title,
-      description,
+      title: scopeTitle(settings, scope),
+      description: scopeDescription(settings, scope),
       link: `${baseUrl}${scope.pagePath}`,
       path: scope.path,
       updated,
@@ -305,7 +321,7 @@ export function feedRoutes(deps: RouteDeps) {
       return await serveFeed(
         c,
         parseFormat(format),
-        instanceScope(),
+        knownScope(instanceScope()),
         c.req.valid("query").past_days,
       );
     },
@@ -317,7 +333,7 @@ export function feedRoutes(deps: RouteDeps) {
     return await serveFeed(
       c,
       parsed,
-      await tagScope(db, tag),
+      tagScopeQuery(db, tag),
       c.req.valid("query").past_days,
     );
   });
@@ -328,7 +344,7 @@ export function feedRoutes(deps: RouteDeps) {
     return await serveFeed(
       c,
       parsed,
-      await placeScope(db, id),
+      placeScopeQuery(db, id),
       c.req.valid("query").past_days,
     );
   });
@@ -339,23 +355,31 @@ export function feedRoutes(deps: RouteDeps) {
     return await serveFeed(
       c,
       parsed,
-      await collectionScope(db, name),
+      knownScope(await collectionScope(db, name)),
       c.req.valid("query").past_days,
     );
   });
 
-  /** One event as an .ics file; a series template gives its whole series. */
-  const serveEvent = async (c: Context<AppEnv>, row: EventRow | null) => {
-    if (!row) throw notFound("Event");
+  /**
+   * One event as an .ics file; a series template gives its whole series.
+   * One round trip.
+   */
+  const serveEvent = async (
+    c: Context<AppEnv>,
+    by: { id: number } | { slug: string },
+  ) => {
     const settings = await getSettings(db);
     const now = unixNow(deps.clock);
     const windowStart = now - DEFAULT_PAST_DAYS * DAY;
-    const content = await calendarOf(
+    const [settingsAt, found] = await runRead(
       db,
-      row,
-      windowStart,
-      settings.instance_timezone,
+      allReads(
+        settingsModifiedAtQuery(db),
+        eventCalendarQuery(db, by, windowStart, settings.instance_timezone),
+      ),
     );
+    if (!found) throw notFound("Event");
+    const { row, content } = found;
     const rows = [
       ...content.singles.map((s) => s.row),
       ...content.series.flatMap((s) => [
@@ -374,7 +398,7 @@ export function feedRoutes(deps: RouteDeps) {
       c,
       body,
       "ics",
-      latest([await settingsModifiedAt(db), ...rows.map((r) => r.updatedAt)]),
+      latest([settingsAt, ...rows.map((r) => r.updatedAt)]),
       { "Content-Disposition": `attachment; filename="${row.slug}.ics"` },
     );
   };
@@ -392,15 +416,13 @@ export function feedRoutes(deps: RouteDeps) {
 
   app.get("/event/:file{[^/]+\\.ics}", openCors, async (c) => {
     const slug = c.req.param("file").slice(0, -".ics".length);
-    return await serveEvent(c, await findPublicEvent(db, { slug }));
+    return await serveEvent(c, { slug });
   });
 
   app.get("/api/events/:file{[0-9]+\\.ics}", openCors, async (c) => {
     const id = Number(c.req.param("file").slice(0, -".ics".length));
-    return await serveEvent(
-      c,
-      Number.isSafeInteger(id) ? await findPublicEvent(db, { id }) : null,
-    );
+    if (!Number.isSafeInteger(id)) throw notFound("Event");
+    return await serveEvent(c, { id });
   });
 
   // Documentation of the two routes above (registered with Hono patterns).

@@ -285,7 +285,7 @@ Deno.test("PUBLIC_CACHE_MS=0 turns the cache off", async () => {
   const statements = await statementsDuring(ctx, async () => {
     await getJson(ctx, `/api/events/${event.id}`);
   });
-  assert.ok(statements > 1, `${statements} statements`);
+  assert.ok(statements > 0, `${statements} statements`);
   ctx.close();
 });
 

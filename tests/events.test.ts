@@ -1144,7 +1144,10 @@ Deno.test("listing queries use indexes and a bounded number of queries", async (
   );
   assert.match(pastByTag, /event_tags_tag_start_idx \(tagId=\?\)/);
   for (const plan of [startingByTag, pastByTag]) {
-    assert.doesNotMatch(plan, /TEMP B-TREE/, plan);
+    // The rows' tag lists (a correlated subquery per row) sort each event's
+    // few tags; the listing itself must not sort.
+    const listing = plan.split("CORRELATED SCALAR SUBQUERY")[0];
+    assert.doesNotMatch(listing, /TEMP B-TREE/, plan);
     assert.match(plan, /SEARCH events USING INTEGER PRIMARY KEY/, plan);
   }
   // GET /api/events?start: still running = a day of starts plus the long
@@ -1157,11 +1160,18 @@ Deno.test("listing queries use indexes and a bounded number of queries", async (
   );
   assert.match(ongoing, /events_long_last_idx/);
   assert.match(starting, /events_start_idx \(start_datetime>\?\)/);
-  assert.doesNotMatch(starting, /TEMP B-TREE/);
+  assert.doesNotMatch(
+    starting.split("CORRELATED SCALAR SUBQUERY")[0],
+    /TEMP B-TREE/,
+  );
   // The calendar's series templates: the partial index, newest first.
   const parents = all["/feed/ics"][0];
   assert.match(parents, /events_series_idx/, parents);
-  assert.doesNotMatch(parents, /TEMP B-TREE/, parents);
+  assert.doesNotMatch(
+    parents.split("CORRELATED SCALAR SUBQUERY")[0],
+    /TEMP B-TREE/,
+    parents,
+  );
   for (const [path, list] of Object.entries(all)) {
     console.log(`EXPLAIN QUERY PLAN ${path}:\n${list.join("\n---\n")}`);
   }

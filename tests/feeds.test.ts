@@ -1285,6 +1285,9 @@ Deno.test("ICS: overrides and strays carry their own details; occurrence changes
           tags: ["Guest"],
           place_name: "Town hall",
           place_address: "Piazza 1",
+          // 16 significant digits: JSON in SQLite keeps only 15.
+          place_latitude: 45.46420350000001,
+          place_longitude: -0.1,
         },
       }),
       200,
@@ -1356,6 +1359,12 @@ Deno.test("ICS: overrides and strays carry their own details; occurrence changes
           String(prop(found[0], "description")),
           mine ? /A guest reads/ : /Series/,
         );
+        if (mine) {
+          assert.deepEqual(found[0].getFirstPropertyValue("geo"), [
+            45.46420350000001,
+            -0.1,
+          ]);
+        }
       }
     }
 

@@ -306,9 +306,24 @@ export function selectionCondition(list: (FilterRow | FilterInput)[]): SQL {
   return and(include, ...negated.map((n) => not(sql`coalesce(${n}, 0)`)))!;
 }
 
+/** A collection by name with its filters, in one round trip; null when unknown. */
+export async function findCollectionWithFilters(
+  db: Db,
+  name: string,
+): Promise<{ collection: CollectionRow; filters: FilterRow[] } | null> {
+  const [[collection], rows] = await db.batch([
+    db.select().from(collections).where(eq(collections.name, name)),
+    db.select().from(filters).where(
+      sql`${filters.collectionId} = (select ${collections.id} from ${collections} where ${collections.name} = ${name})`,
+    ),
+  ]);
+  return collection ? { collection, filters: rows } : null;
+}
+
 /**
  * `{events, pastEvents}` of a collection by name, with the tag endpoint's
- * listing rule; a fixed number of queries. 404 for an unknown collection.
+ * listing rule: two round trips (the collection with its filters, then the
+ * listing). 404 for an unknown collection.
  */
 export async function listCollectionEvents(
   db: Db,
@@ -317,17 +332,12 @@ export async function listCollectionEvents(
   showRecurrent: boolean,
   limits: SplitLimits,
 ) {
-  const [collection] = await db.select().from(collections).where(
-    eq(collections.name, name),
-  );
-  if (!collection) throw notFound("Collection");
-  const rows = await db.select().from(filters).where(
-    eq(filters.collectionId, collection.id),
-  );
+  const found = await findCollectionWithFilters(db, name);
+  if (!found) throw notFound("Collection");
   const conditions: SQL[] = [
     eq(events.is_visible, true),
     isNull(events.recurrent),
-    selectionCondition(rows),
+    selectionCondition(found.filters),
   ];
   if (!showRecurrent) conditions.push(isNull(events.parentId));
   return await listUpcomingAndPast(db, now, conditions, limits);

@@ -5,7 +5,7 @@ import { events, eventTags, places, tags } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { conflict, isUniqueViolation, notFound } from "../errors.ts";
 import { lastMoment, listableConditions } from "./list.ts";
-import { loadSummaries } from "./load.ts";
+import { selectSummaries, summaryOf } from "./load.ts";
 import { serializePlace } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
 
@@ -60,23 +60,25 @@ export async function searchPlaces(db: Db, search: string, limit: number) {
   return rows.map(serializePlace);
 }
 
-/** A place with its upcoming listable events (bounded). */
+/** A place with its upcoming listable events (bounded): one round trip. */
 export async function getPlaceWithEvents(
   db: Db,
   id: number,
   now: number,
   limit: number,
 ) {
-  const [place] = await db.select().from(places).where(eq(places.id, id));
+  const [[place], rows] = await db.batch([
+    db.select().from(places).where(eq(places.id, id)),
+    selectSummaries(db).where(
+      and(
+        ...listableConditions(true),
+        eq(events.placeId, id),
+        sql`${lastMoment} >= ${now}`,
+      ),
+    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(limit),
+  ]);
   if (!place) throw notFound("Place");
-  const rows = await db.select().from(events).where(
-    and(
-      ...listableConditions(true),
-      eq(events.placeId, id),
-      sql`${lastMoment} >= ${now}`,
-    ),
-  ).orderBy(asc(events.start_datetime), asc(events.id)).limit(limit);
-  return { ...serializePlace(place), events: await loadSummaries(db, rows) };
+  return { ...serializePlace(place), events: rows.map(summaryOf) };
 }
 
 /** Replaces a place's name, address and coordinates (admin). 409 when another place has that name and address. */

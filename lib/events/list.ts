@@ -11,9 +11,17 @@ import {
   sql,
 } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { events, eventTags, tags } from "../../db/schema.ts";
+import { events, eventTags, places, tags } from "../../db/schema.ts";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
-import { loadSummaries, summaryColumns, type SummaryRow } from "./load.ts";
+import {
+  type BatchItem,
+  type BatchRead,
+  runRead,
+  selectSummaries,
+  summaryColumns,
+  summaryOf,
+  type SummaryRow,
+} from "./load.ts";
 import type { EventSummary } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
 import { matchesTerms, searchTerms } from "../search.ts";
@@ -107,123 +115,169 @@ function runningFrom<T extends SQLiteSelect>(
 
 /**
  * listUpcomingAndPast's selection as rows of `from` (a dynamic select from
- * events with the columns the caller needs).
+ * events with the columns the caller needs): three statements of one batch.
  */
-export async function splitRows<T extends SQLiteSelect>(
-  db: Db,
+export function splitRowsQuery<T extends SQLiteSelect>(
   from: () => T,
   now: number,
   conditions: SQL[],
   limits: SplitLimits,
-) {
+): BatchRead<{ upcoming: Awaited<T>; past: Awaited<T> }> {
   const [ongoing, starting] = runningFrom(
     from,
     now,
     conditions,
     limits.limit,
   );
-  const [ongoingRows, startingRows, past] = await db.batch([
-    ongoing,
-    starting,
-    from().where(and(...conditions, sql`${lastMoment} < ${now}`))
-      .orderBy(desc(events.start_datetime), desc(events.id))
-      .limit(limits.pastLimit),
-  ]);
   return {
-    upcoming: [...ongoingRows, ...startingRows].slice(0, limits.limit),
-    past,
+    statements: [
+      ongoing,
+      starting,
+      from().where(and(...conditions, sql`${lastMoment} < ${now}`))
+        .orderBy(desc(events.start_datetime), desc(events.id))
+        .limit(limits.pastLimit),
+    ] as unknown as BatchItem[],
+    read(results) {
+      const [ongoingRows, startingRows, past] = results as Awaited<T>[];
+      return {
+        upcoming: [...ongoingRows, ...startingRows].slice(
+          0,
+          limits.limit,
+        ) as Awaited<T>,
+        past,
+      };
+    },
   };
 }
 
-/** Summaries of an upcoming and a past list, in one loadSummaries. */
-async function summarize(
+/** splitRowsQuery run on its own: one round trip. */
+export function splitRows<T extends SQLiteSelect>(
   db: Db,
+  from: () => T,
+  now: number,
+  conditions: SQL[],
+  limits: SplitLimits,
+) {
+  return runRead(db, splitRowsQuery(from, now, conditions, limits));
+}
+
+/** Summaries of an upcoming and a past list. */
+function summarize(
   upcoming: SummaryRow[],
   past: SummaryRow[],
-): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
-  const summaries = await loadSummaries(db, [...upcoming, ...past]);
+): { events: EventSummary[]; pastEvents: EventSummary[] } {
   return {
-    events: summaries.slice(0, upcoming.length),
-    pastEvents: summaries.slice(upcoming.length),
+    events: upcoming.map(summaryOf),
+    pastEvents: past.map(summaryOf),
   };
+}
+
+export interface SplitListing {
+  events: EventSummary[];
+  pastEvents: EventSummary[];
 }
 
 /**
  * `{events, pastEvents}`: upcoming ascending by start then id, past descending
- * by start; both bounded. A fixed number of queries whatever the table size.
+ * by start; both bounded. Three statements of one batch, whatever the table
+ * size (places and tags come with the rows).
  */
-export async function listUpcomingAndPast(
+export function listUpcomingAndPastQuery(
   db: Db,
   now: number,
   conditions: SQL[],
   limits: SplitLimits,
-): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
-  const { upcoming, past } = await splitRows(
-    db,
-    () => db.select(summaryColumns).from(events).$dynamic(),
+): BatchRead<SplitListing> {
+  const split = splitRowsQuery(
+    () => selectSummaries(db),
     now,
     conditions,
     limits,
   );
-  return await summarize(db, upcoming, past);
+  return {
+    statements: split.statements,
+    read(results) {
+      const { upcoming, past } = split.read(results);
+      return summarize(upcoming, past);
+    },
+  };
+}
+
+/** listUpcomingAndPastQuery on its own: one round trip. */
+export function listUpcomingAndPast(
+  db: Db,
+  now: number,
+  conditions: SQL[],
+  limits: SplitLimits,
+): Promise<SplitListing> {
+  return runRead(db, listUpcomingAndPastQuery(db, now, conditions, limits));
 }
 
 /**
  * The tag listing: tags match case-insensitively, whatever their spelling.
  * Same rule and order as listUpcomingAndPast, read through the copies of the
  * events' times in event_tags: each query reads at most its limit plus the
- * tag's events that have not ended, whatever the tag's history. The unary
- * `+` keeps a column out of the index choice where the other index is the
- * one that bounds the query.
+ * tag's events that have not ended, whatever the tag's history. One round
+ * trip: the tag is looked up inside each statement.
  */
-export async function listByTag(
+export function listByTag(
   db: Db,
   now: number,
   tag: string,
   showRecurrent: boolean,
   limits: SplitLimits,
-): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
-  const [tagRow] = await db.select({ id: tags.id }).from(tags).where(
-    eq(tags.normalizedTag, normalizeTag(tag)),
-  );
-  if (!tagRow) return { events: [], pastEvents: [] };
-  return await listByTagId(db, now, tagRow.id, showRecurrent, limits);
+): Promise<SplitListing> {
+  const tagId =
+    sql`(select ${tags.id} from ${tags} where ${tags.normalizedTag} = ${
+      normalizeTag(tag)
+    })`;
+  return runRead(db, listByTagIdQuery(db, now, tagId, showRecurrent, limits));
 }
 
-/** listByTag for a tag already looked up (the HTML tag page). */
-export async function listByTagId(
+/**
+ * listByTag's statements for a tag given by id, or by an SQL expression
+ * giving its id (a lookup by name in the same statement).
+ */
+export function listByTagIdQuery(
   db: Db,
   now: number,
-  tagId: number,
+  tagId: number | SQL,
   showRecurrent: boolean,
   limits: SplitLimits,
-): Promise<{ events: EventSummary[]; pastEvents: EventSummary[] }> {
+): BatchRead<SplitListing> {
   const listable = listableConditions(showRecurrent);
   const tagged = (...conditions: SQL[]) =>
     db.select(summaryColumns).from(eventTags)
       .innerJoin(events, eq(events.id, eventTags.eventId))
-      .where(and(eq(eventTags.tagId, tagId), ...conditions, ...listable));
-  const [ongoing, starting, past] = await db.batch([
-    // Not ended (event_tags_tag_last_idx), started before now.
-    tagged(
-      sql`${eventTags.last_moment} >= ${now}`,
-      sql`+${eventTags.start_datetime} < ${now}`,
-    ).orderBy(sql`+${eventTags.start_datetime}`, sql`+${eventTags.eventId}`)
-      .limit(limits.limit),
-    // Starting from now, in the order of event_tags_tag_start_idx.
-    tagged(sql`${eventTags.start_datetime} >= ${now}`)
-      .orderBy(asc(eventTags.start_datetime), asc(eventTags.eventId))
-      .limit(limits.limit),
-    // Ended, latest start first: event_tags_tag_start_idx backwards.
-    tagged(sql`+${eventTags.last_moment} < ${now}`)
-      .orderBy(desc(eventTags.start_datetime), desc(eventTags.eventId))
-      .limit(limits.pastLimit),
-  ]);
-  return await summarize(
-    db,
-    [...ongoing, ...starting].slice(0, limits.limit),
-    past,
-  );
+      .leftJoin(places, eq(places.id, events.placeId))
+      .where(
+        and(sql`${eventTags.tagId} = ${tagId}`, ...conditions, ...listable),
+      );
+  return {
+    statements: [
+      // Not ended (event_tags_tag_last_idx), started before now.
+      tagged(
+        sql`${eventTags.last_moment} >= ${now}`,
+        sql`+${eventTags.start_datetime} < ${now}`,
+      ).orderBy(sql`+${eventTags.start_datetime}`, sql`+${eventTags.eventId}`)
+        .limit(limits.limit),
+      // Starting from now, in the order of event_tags_tag_start_idx.
+      tagged(sql`${eventTags.start_datetime} >= ${now}`)
+        .orderBy(asc(eventTags.start_datetime), asc(eventTags.eventId))
+        .limit(limits.limit),
+      // Ended, latest start first: event_tags_tag_start_idx backwards.
+      tagged(sql`+${eventTags.last_moment} < ${now}`)
+        .orderBy(desc(eventTags.start_datetime), desc(eventTags.eventId))
+        .limit(limits.pastLimit),
+    ],
+    read(results) {
+      const [ongoing, starting, past] = results as SummaryRow[][];
+      return summarize(
+        [...ongoing, ...starting].slice(0, limits.limit),
+        past,
+      );
+    },
+  };
 }
 
 export interface EventSearch {
@@ -262,13 +316,13 @@ export async function searchEvents(
   }
   const offset = (q.page - 1) * q.max;
   const [ongoing, starting] = runningFrom(
-    () => db.select(summaryColumns).from(events).$dynamic(),
+    () => selectSummaries(db),
     q.start,
     conditions,
     offset + q.max,
   );
   const [a, b] = await db.batch([ongoing, starting]);
-  return loadSummaries(db, [...a, ...b].slice(offset, offset + q.max));
+  return [...a, ...b].slice(offset, offset + q.max).map(summaryOf);
 }
 
 /** A user's own events, hidden ones and series included, newest start first. */
@@ -278,10 +332,8 @@ export async function listOwnEvents(
   page: number,
   max: number,
 ): Promise<EventSummary[]> {
-  const rows = await db.select(summaryColumns).from(events).where(
-    eq(events.userId, userId),
-  )
+  const rows = await selectSummaries(db).where(eq(events.userId, userId))
     .orderBy(desc(events.start_datetime), desc(events.id))
     .limit(max).offset((page - 1) * max);
-  return loadSummaries(db, rows);
+  return rows.map(summaryOf);
 }

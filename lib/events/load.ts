@@ -1,5 +1,6 @@
 /** Reading events into their wire shapes with a fixed number of queries. */
-import { and, asc, desc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client.ts";
 import {
   apUsers,
@@ -12,13 +13,18 @@ import {
   users,
 } from "../../db/schema.ts";
 import type { UserRow } from "../users.ts";
-import { canEditEvent, canSeeEvent, isModerator } from "./access.ts";
+import { canSeeEvent, isModerator } from "./access.ts";
 import {
-  type EventBundle,
+  type ApUserRow,
+  type EventFull,
   type EventRow,
   type EventSummary,
+  type MessageRow,
+  type PlaceRow,
+  type ResourceRow,
   serializeEventFull,
   serializeEventSummary,
+  type TagRow,
 } from "./serialize.ts";
 
 /** How many occurrences the full form of a series lists. */
@@ -27,7 +33,7 @@ export const CHILDREN_LIMIT = 100;
 export const RESOURCES_LIMIT = 100;
 
 /** The event columns a summary is built from (see serializeEventSummary). */
-export const summaryColumns = {
+export const eventSummaryColumns = {
   id: events.id,
   slug: events.slug,
   status: events.status,
@@ -38,8 +44,8 @@ export const summaryColumns = {
   placeId: events.placeId,
 };
 
-/** What a summary needs of an event row: any wider row will do. */
-export type SummaryRow = Pick<EventRow, keyof typeof summaryColumns>;
+/** What loadSummaries needs of an event row: any wider row will do. */
+export type EventSummaryRow = Pick<EventRow, keyof typeof eventSummaryColumns>;
 
 /** The place columns a summary shows (see serializePlaceSummary). */
 const placeSummaryColumns = {
@@ -50,10 +56,77 @@ const placeSummaryColumns = {
   longitude: places.longitude,
 };
 
+/**
+ * The tag spellings of an event (given by its id column) as a JSON array in
+ * normalizedTag order, computed
+ * in the statement that reads the event (a correlated subquery on the
+ * event_tags primary key). An aggregate over an ordered subquery keeps its
+ * order: SQLite never flattens an ORDER BY subquery into an aggregate.
+ */
+export function tagListOf(eventId: SQL | SQLiteColumn): SQL<string> {
+  return sql<string>`(select json_group_array(${
+    sql.identifier("tag")
+  }) from (select t.${
+    sql.identifier("tag")
+  } from ${eventTags} et join ${tags} t on t.${sql.identifier("id")} = et.${
+    sql.identifier("tagId")
+  } where et.${sql.identifier("eventId")} = ${eventId} order by t.${
+    sql.identifier("normalizedTag")
+  }))`;
+}
+
+const tagListSql = tagListOf(events.id);
+
+/**
+ * Everything a summary shows, read in one statement: the event's columns,
+ * its place's (a left join on places, see selectSummaries) and its tags.
+ * Lists built from these rows need no second query for places and tags.
+ */
+export const summaryColumns = {
+  ...eventSummaryColumns,
+  placeName: places.name,
+  placeAddress: places.address,
+  placeLatitude: places.latitude,
+  placeLongitude: places.longitude,
+  tagList: tagListSql,
+};
+
+/** A row read with summaryColumns. */
+export interface SummaryRow extends EventSummaryRow {
+  placeName: string | null;
+  placeAddress: string | null;
+  placeLatitude: number | null;
+  placeLongitude: number | null;
+  tagList: string;
+}
+
+/** Events with summaryColumns: a dynamic select, their place joined. */
+export function selectSummaries(db: Db) {
+  return db.select(summaryColumns).from(events)
+    .leftJoin(places, eq(places.id, events.placeId)).$dynamic();
+}
+
+/** The summary of a row read with summaryColumns (no query). */
+export function summaryOf(row: SummaryRow): EventSummary {
+  return serializeEventSummary(
+    row,
+    row.placeId !== null && row.placeName !== null
+      ? {
+        id: row.placeId,
+        name: row.placeName,
+        address: row.placeAddress ?? "",
+        latitude: row.placeLatitude,
+        longitude: row.placeLongitude,
+      }
+      : null,
+    JSON.parse(row.tagList) as string[],
+  );
+}
+
 /** Summaries of event rows, in their order: two queries whatever the number of rows. */
 export async function loadSummaries(
   db: Db,
-  rows: SummaryRow[],
+  rows: EventSummaryRow[],
 ): Promise<EventSummary[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
@@ -94,130 +167,190 @@ export async function findEvent(
   return row;
 }
 
+/** A statement of a batch. */
+export type BatchItem = Parameters<Db["batch"]>[0][number];
+
+/**
+ * Statements that read something in a batch, and what makes the answer of
+ * their results (in the same order).
+ */
+export interface BatchRead<T> {
+  statements: BatchItem[];
+  read(results: readonly unknown[]): T;
+}
+
+/** Runs a BatchRead as one batch: one round trip (none without statements). */
+export async function runRead<T>(db: Db, query: BatchRead<T>): Promise<T> {
+  if (query.statements.length === 0) return query.read([]);
+  return query.read(
+    await db.batch(query.statements as [BatchItem, ...BatchItem[]]),
+  );
+}
+
+type ReadResults<T extends readonly BatchRead<unknown>[]> = {
+  [K in keyof T]: T[K] extends BatchRead<infer R> ? R : never;
+};
+
+/** Several reads as one: their statements in one batch, their answers in order. */
+export function allReads<T extends readonly BatchRead<unknown>[]>(
+  ...reads: T
+): BatchRead<ReadResults<T>> {
+  return {
+    statements: reads.flatMap((r) => r.statements),
+    read(results) {
+      let at = 0;
+      return reads.map((r) => {
+        const mine = results.slice(at, at + r.statements.length);
+        at += r.statements.length;
+        return r.read(mine);
+      }) as ReadResults<T>;
+    },
+  };
+}
+
 /**
  * The full form of an event as `viewer` may see it, or null when it does not
- * exist or is hidden from the viewer. A fixed number of queries.
+ * exist or is hidden from the viewer: one batch of statements that name the
+ * event by `ref` (its id, or an SQL expression giving it, such as a lookup by
+ * slug inside the batch that creates it), so that it can end a write's batch
+ * and read what the write did. Statements that depend on the event's own
+ * columns (owner, place, parent, actor) read them through a subquery.
  */
-export async function loadEventFull(
+export function eventFullQuery(
   db: Db,
-  id: number,
+  ref: SQL | number,
   viewer: UserRow | null,
   now: number,
   options: { justCreated?: boolean } = {},
-) {
-  const event = await findEvent(db, id);
-  // An anonymous submitter gets back what they sent, though it is hidden.
-  if (!event || (!options.justCreated && !canSeeEvent(viewer, event))) {
-    return null;
-  }
+): BatchRead<EventFull | null> {
+  const idIs = (column: SQLiteColumn) => sql`${column} = ${ref}`;
+  /** A column of the event, as a scalar subquery. */
+  const own = (column: SQLiteColumn) =>
+    sql`(select ${column} from ${events} where ${events.id} = ${ref})`;
   const moderator = isModerator(viewer);
-  const owner = viewer !== null && event.userId === viewer.id;
-  const canSeeHiddenChildren = canEditEvent(viewer, event);
-  // Only the statements that can return rows: most events have no parent,
-  // no occurrences, no remote actor, and most viewers see no messages.
-  const isSeries = event.recurrent !== null && event.parentId === null;
-  const optional = <T>(query: T | null) => query;
-  const queries = [
-    optional(
-      event.userId !== null
-        ? db.select().from(users).where(eq(users.id, event.userId))
-        : null,
-    ),
-    optional(
-      event.placeId !== null
-        ? db.select().from(places).where(eq(places.id, event.placeId))
-        : null,
-    ),
+  const mayEdit = (): SQL | undefined =>
+    moderator
+      ? undefined
+      : viewer
+      ? sql`(${events.is_visible} = 1 or ${own(events.userId)} = ${viewer.id})`
+      : eq(events.is_visible, true);
+  const statements: BatchItem[] = [
+    db.select().from(events).where(idIs(events.id)),
+    db.select().from(users).where(sql`${users.id} = ${own(events.userId)}`),
+    db.select().from(places).where(sql`${places.id} = ${own(events.placeId)}`),
     db.select({ id: tags.id, tag: tags.tag, normalizedTag: tags.normalizedTag })
       .from(eventTags).innerJoin(tags, eq(tags.id, eventTags.tagId))
-      .where(eq(eventTags.eventId, event.id)).orderBy(asc(tags.normalizedTag)),
-    optional(
-      event.parentId !== null
-        ? db.select().from(events).where(eq(events.id, event.parentId))
-        : null,
+      .where(idIs(eventTags.eventId)).orderBy(asc(tags.normalizedTag)),
+    db.select({
+      ...summaryColumns,
+      userId: events.userId,
+      is_visible: events.is_visible,
+    }).from(events).leftJoin(places, eq(places.id, events.placeId))
+      .where(sql`${events.id} = ${own(events.parentId)}`),
+    // The series' next occurrences (ongoing included), soonest first; hidden
+    // ones for those who may edit the series. Only a series has any.
+    selectSummaries(db).where(
+      and(
+        idIs(events.parentId),
+        sql`coalesce(${events.end_datetime}, ${events.start_datetime}) >= ${now}`,
+        mayEdit(),
+      ),
+    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
+      CHILDREN_LIMIT,
     ),
-    // The series' next occurrences (ongoing included), soonest first.
-    optional(
-      isSeries
-        ? db.select().from(events).where(
-          and(
-            eq(events.parentId, event.id),
-            sql`coalesce(${events.end_datetime}, ${events.start_datetime}) >= ${now}`,
-            canSeeHiddenChildren ? undefined : eq(events.is_visible, true),
-          ),
-        ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
-          CHILDREN_LIMIT,
-        )
-        : null,
+    db.select().from(apUsers).where(
+      sql`${apUsers.ap_id} = ${own(events.apUserApId)}`,
     ),
-    optional(
-      event.apUserApId !== null
-        ? db.select().from(apUsers).where(eq(apUsers.ap_id, event.apUserApId))
-        : null,
-    ),
-    // An event created a moment ago has no messages and no resources yet.
-    optional(
-      (moderator || owner) && !options.justCreated
-        ? db.select().from(messages).where(
-          and(
-            eq(messages.eventId, event.id),
-            moderator ? undefined : eq(messages.is_author_visible, true),
-          ),
-        ).orderBy(asc(messages.createdAt), asc(messages.id))
-        : null,
-    ),
-    optional(
-      options.justCreated ? null : db.select().from(resources).where(
+  ];
+  // Messages: all for moderators, those marked visible for the owner. An
+  // event created a moment ago has no messages and no resources yet.
+  const withMessages = viewer !== null && !options.justCreated;
+  if (withMessages) {
+    statements.push(
+      db.select().from(messages).where(
         and(
-          eq(resources.eventId, event.id),
+          idIs(messages.eventId),
+          moderator ? undefined : and(
+            eq(messages.is_author_visible, true),
+            sql`${own(events.userId)} = ${viewer.id}`,
+          ),
+        ),
+      ).orderBy(asc(messages.createdAt), asc(messages.id)),
+    );
+  }
+  if (!options.justCreated) {
+    statements.push(
+      db.select().from(resources).where(
+        and(
+          idIs(resources.eventId),
           moderator ? undefined : eq(resources.hidden, false),
         ),
       ).orderBy(desc(resources.createdAt), desc(resources.id)).limit(
         RESOURCES_LIMIT,
       ),
-    ),
-  ] as const;
-  const present: unknown[] = queries.filter((q) => q !== null);
-  const answers: readonly unknown[] = await db.batch(
-    present as unknown as Parameters<Db["batch"]>[0],
-  );
-  // Each query's rows, or none for a skipped one.
-  const rowsOf = <R>(query: unknown): R[] =>
-    query === null ? [] : answers[present.indexOf(query)] as R[];
-  const userRows = rowsOf<typeof users.$inferSelect>(queries[0]);
-  const placeRows = rowsOf<typeof places.$inferSelect>(queries[1]);
-  const tagRows = rowsOf<{ id: number; tag: string; normalizedTag: string }>(
-    queries[2],
-  );
-  const parentRows = rowsOf<EventRow>(queries[3]);
-  const childRows = rowsOf<EventRow>(queries[4]);
-  const apUserRows = rowsOf<typeof apUsers.$inferSelect>(queries[5]);
-  const messageRows = rowsOf<typeof messages.$inferSelect>(queries[6]);
-  const resourceRows = rowsOf<typeof resources.$inferSelect>(queries[7]);
-  const parent = parentRows[0] && canSeeEvent(viewer, parentRows[0])
-    ? parentRows[0]
-    : null;
-  const [parentSummaries, childSummaries] = await Promise.all([
-    loadSummaries(db, parent ? [parent] : []),
-    loadSummaries(db, childRows),
-  ]);
-  const bundle: EventBundle = {
-    event,
-    user: userRows[0] ?? null,
-    place: placeRows[0] ?? null,
-    tags: tagRows.map((t) => ({
-      id: t.id,
-      tag: t.tag,
-      normalizedTag: t.normalizedTag,
-    })),
-    parent: parentSummaries[0] ?? null,
-    children: childSummaries,
-    apUser: apUserRows[0] ?? null,
-    messages: messageRows,
-    resources: resourceRows,
-    fullUser: owner || viewer?.role === "admin",
+    );
+  }
+  return {
+    statements,
+    read(results) {
+      const [
+        eventRows,
+        userRows,
+        placeRows,
+        tagRows,
+        parentRows,
+        childRows,
+        apUserRows,
+      ] = results as [
+        EventRow[],
+        UserRow[],
+        PlaceRow[],
+        TagRow[],
+        (SummaryRow & Pick<EventRow, "userId" | "is_visible">)[],
+        SummaryRow[],
+        ApUserRow[],
+      ];
+      const event = eventRows[0];
+      // An anonymous submitter gets back what they sent, though it is hidden.
+      if (!event || (!options.justCreated && !canSeeEvent(viewer, event))) {
+        return null;
+      }
+      const rest = results.slice(7) as unknown[][];
+      const messageRows = (withMessages ? rest.shift() : []) as MessageRow[];
+      const resourceRows =
+        (options.justCreated ? [] : rest.shift()) as ResourceRow[];
+      const owner = viewer !== null && event.userId === viewer.id;
+      const parent = parentRows[0] && canSeeEvent(viewer, parentRows[0])
+        ? summaryOf(parentRows[0])
+        : null;
+      return serializeEventFull({
+        event,
+        user: userRows[0] ?? null,
+        place: placeRows[0] ?? null,
+        tags: tagRows,
+        parent,
+        children: childRows.map(summaryOf),
+        apUser: apUserRows[0] ?? null,
+        messages: messageRows,
+        resources: resourceRows,
+        fullUser: owner || viewer?.role === "admin",
+      });
+    },
   };
-  return serializeEventFull(bundle);
+}
+
+/**
+ * The full form of an event as `viewer` may see it, or null when it does not
+ * exist or is hidden from the viewer. One round trip.
+ */
+export function loadEventFull(
+  db: Db,
+  id: number,
+  viewer: UserRow | null,
+  now: number,
+  options: { justCreated?: boolean } = {},
+): Promise<EventFull | null> {
+  return runRead(db, eventFullQuery(db, id, viewer, now, options));
 }
 
 /** An event and, for a series, its occurrences: what one change can touch. */

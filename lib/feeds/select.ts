@@ -1,34 +1,39 @@
 /**
  * What a feed contains: a scope (the instance, a tag, a place, a collection),
  * bounded to upcoming events plus a window of recent ones, with a fixed
- * number of queries whatever the size of the table.
+ * number of queries whatever the size of the table. Each part is a BatchRead,
+ * so that a feed is read in one round trip (a collection's takes one more,
+ * for its filters): places and tags come with the rows (summaryColumns), and
+ * a series' occurrences carry what their entries need.
  */
 import {
   and,
   desc,
   eq,
-  inArray,
   isNotNull,
   isNull,
   max,
-  not,
   or,
   type SQL,
   sql,
 } from "drizzle-orm";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client.ts";
+import { events, places, settings, tags } from "../../db/schema.ts";
 import {
-  collections,
-  events,
-  filters,
-  places,
-  settings,
-  tags,
-} from "../../db/schema.ts";
-import { selectionCondition } from "../curation/collections.ts";
+  findCollectionWithFilters,
+  selectionCondition,
+} from "../curation/collections.ts";
 import { notFound } from "../errors.ts";
-import { lastMoment, splitRows, withAnyTagName } from "../events/list.ts";
-import { loadSummaries, summaryColumns } from "../events/load.ts";
+import { lastMoment, splitRowsQuery, withAnyTagName } from "../events/list.ts";
+import {
+  type BatchRead,
+  runRead,
+  summaryColumns,
+  summaryOf,
+  type SummaryRow,
+  tagListOf,
+} from "../events/load.ts";
 import type { EventRow, EventSummary } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
 import { getSettings } from "../settings.ts";
@@ -41,8 +46,9 @@ export const DEFAULT_PAST_DAYS = 30;
 export const MAX_PAST_DAYS = 365;
 
 /**
- * The columns feed entries are written from: a summary's, and the text, the
- * recurrence rule and the dates of the entry (not the ActivityPub columns).
+ * The columns feed entries are written from: a summary's (place and tags
+ * included), and the text, the recurrence rule and the dates of the entry
+ * (not the ActivityPub columns).
  */
 const feedColumns = {
   ...summaryColumns,
@@ -54,11 +60,22 @@ const feedColumns = {
   updatedAt: events.updatedAt,
 };
 
-export type FeedRow = Pick<EventRow, keyof typeof feedColumns>;
+export type FeedRow =
+  & SummaryRow
+  & Pick<
+    EventRow,
+    | "description"
+    | "online_locations"
+    | "recurrent"
+    | "sequence"
+    | "createdAt"
+    | "updatedAt"
+  >;
 
-/** Selects feed rows (for splitRows and the like). */
+/** Selects feed rows, their place joined (for splitRowsQuery and the like). */
 function feedRows(db: Db) {
-  return db.select(feedColumns).from(events).$dynamic();
+  return db.select(feedColumns).from(events)
+    .leftJoin(places, eq(places.id, events.placeId)).$dynamic();
 }
 
 /** An event with what a feed entry shows of its place and tags. */
@@ -81,7 +98,28 @@ export type OccurrenceRow = Pick<
   | "updatedAt"
 >;
 
-/** An occurrence as seriesOccurrences packs it (integers as stored). */
+/**
+ * What an occurrence's entry shows when it differs from its series' (the
+ * occurrence was edited on its own, or the series since): its own text,
+ * links, media, place and tags.
+ */
+interface PackedContent {
+  title: string;
+  description: string;
+  online_locations: string[];
+  media: EventRow["media"];
+  placeId: number | null;
+  /** Coordinates as text with 17 digits: JSON numbers keep only 15. */
+  place: {
+    name: string;
+    address: string;
+    latitude: string | null;
+    longitude: string | null;
+  } | null;
+  tags: string[];
+}
+
+/** An occurrence as the series query packs it (integers as stored). */
 type PackedOccurrence = [
   id: number,
   slot: number | null,
@@ -91,6 +129,10 @@ type PackedOccurrence = [
   end: number | null,
   updatedAtMs: number,
   selected: number,
+  slug: string,
+  sequence: number,
+  createdAtMs: number,
+  content: PackedContent | null,
 ];
 
 /** An occurrence of an exported series, and whether the feed's scope selects it. */
@@ -98,8 +140,8 @@ export interface FeedOccurrence {
   row: OccurrenceRow;
   selected: boolean;
   /**
-   * The occurrence as an entry of its own (full row, place, tags): loaded
-   * only for those the calendar writes out, the overrides and strays of the
+   * The occurrence as an entry of its own (full row, place, tags): made only
+   * for those the calendar writes out, the overrides and strays of the
    * series' plan in the content's time zone; null for the others.
    */
   entry: FeedEvent | null;
@@ -133,6 +175,14 @@ export interface FeedScope {
   modifiedAt: Date[];
 }
 
+/**
+ * A scope whose conditions are known and whose name (and existence) come
+ * from statements run in the feed's batch.
+ */
+export interface ScopeQuery extends BatchRead<FeedScope> {
+  conditions: SQL[];
+}
+
 /** Scope of the instance feed: local events only. */
 export function instanceScope(): FeedScope {
   return {
@@ -145,48 +195,78 @@ export function instanceScope(): FeedScope {
   };
 }
 
+/** A scope known already, as a ScopeQuery with nothing to read. */
+export function knownScope(scope: FeedScope): ScopeQuery {
+  return { conditions: scope.conditions, statements: [], read: () => scope };
+}
+
 /** Scope of a tag (case-insensitive); an unknown tag is an empty feed. */
-export async function tagScope(db: Db, tag: string): Promise<FeedScope> {
-  const [row] = await db.select({ tag: tags.tag }).from(tags).where(
-    eq(tags.normalizedTag, normalizeTag(tag)),
-  );
-  const label = row?.tag ?? tag.trim();
+export function tagScopeQuery(db: Db, tag: string): ScopeQuery {
+  const conditions = [isNull(events.apUserApId), withAnyTagName([tag])];
   return {
-    kind: "tag",
-    conditions: [isNull(events.apUserApId), withAnyTagName([tag])],
-    label,
-    path: `/tag/${encodeURIComponent(label)}`,
-    pagePath: `/tag/${encodeURIComponent(label)}`,
-    modifiedAt: [],
+    conditions,
+    statements: [
+      db.select({ tag: tags.tag }).from(tags).where(
+        eq(tags.normalizedTag, normalizeTag(tag)),
+      ),
+    ],
+    read(results) {
+      const [row] = results[0] as { tag: string }[];
+      const label = row?.tag ?? tag.trim();
+      return {
+        kind: "tag",
+        conditions,
+        label,
+        path: `/tag/${encodeURIComponent(label)}`,
+        pagePath: `/tag/${encodeURIComponent(label)}`,
+        modifiedAt: [],
+      };
+    },
   };
 }
 
-/** Scope of a place; 404 when it does not exist. */
-export async function placeScope(db: Db, id: number): Promise<FeedScope> {
-  const [place] = await db.select().from(places).where(eq(places.id, id));
-  if (!place) throw notFound("Place");
+/** tagScopeQuery on its own. */
+export function tagScope(db: Db, tag: string): Promise<FeedScope> {
+  return runRead(db, tagScopeQuery(db, tag));
+}
+
+/** Scope of a place; 404 (when read) when it does not exist. */
+export function placeScopeQuery(db: Db, id: number): ScopeQuery {
+  const conditions = [isNull(events.apUserApId), eq(events.placeId, id)];
   return {
-    kind: "place",
-    conditions: [isNull(events.apUserApId), eq(events.placeId, id)],
-    label: place.name,
-    path: `/place/${id}`,
-    pagePath: `/place/${id}`,
-    modifiedAt: [place.updatedAt],
+    conditions,
+    statements: [db.select().from(places).where(eq(places.id, id))],
+    read(results) {
+      const [place] = results[0] as (typeof places.$inferSelect)[];
+      if (!place) throw notFound("Place");
+      return {
+        kind: "place",
+        conditions,
+        label: place.name,
+        path: `/place/${id}`,
+        pagePath: `/place/${id}`,
+        modifiedAt: [place.updatedAt],
+      };
+    },
   };
 }
 
-/** Scope of a collection by name (its filters' selection); 404 when unknown. */
+/** placeScopeQuery on its own. */
+export function placeScope(db: Db, id: number): Promise<FeedScope> {
+  return runRead(db, placeScopeQuery(db, id));
+}
+
+/**
+ * Scope of a collection by name (its filters' selection); 404 when unknown.
+ * One round trip: the filters decide the conditions of the feed's queries.
+ */
 export async function collectionScope(
   db: Db,
   name: string,
 ): Promise<FeedScope> {
-  const [collection] = await db.select().from(collections).where(
-    eq(collections.name, name),
-  );
-  if (!collection) throw notFound("Collection");
-  const rows = await db.select().from(filters).where(
-    eq(filters.collectionId, collection.id),
-  );
+  const found = await findCollectionWithFilters(db, name);
+  if (!found) throw notFound("Collection");
+  const { collection, filters: rows } = found;
   return {
     kind: "collection",
     conditions: [selectionCondition(rows)],
@@ -198,19 +278,29 @@ export async function collectionScope(
 }
 
 /** The latest change among settings rows (title, time zone, locale). */
-export async function settingsModifiedAt(db: Db): Promise<Date | null> {
-  const [row] = await db.select({ at: max(settings.updatedAt) }).from(settings);
-  return row?.at ?? null;
+export function settingsModifiedAtQuery(db: Db): BatchRead<Date | null> {
+  return {
+    statements: [
+      db.select({ at: max(settings.updatedAt) }).from(settings),
+    ],
+    read(results) {
+      const [row] = results[0] as { at: Date | null }[];
+      return row?.at ?? null;
+    },
+  };
+}
+
+/** settingsModifiedAtQuery on its own. */
+export function settingsModifiedAt(db: Db): Promise<Date | null> {
+  return runRead(db, settingsModifiedAtQuery(db));
 }
 
 /** Rows with the place and tags their entries show, in their order. */
-async function asFeedEvents(db: Db, rows: FeedRow[]): Promise<FeedEvent[]> {
-  const summaries = await loadSummaries(db, rows);
-  return rows.map((row, i) => ({
-    row,
-    place: summaries[i].place,
-    tags: summaries[i].tags,
-  }));
+function asFeedEvents(rows: FeedRow[]): FeedEvent[] {
+  return rows.map((row) => {
+    const summary = summaryOf(row);
+    return { row, place: summary.place, tags: summary.tags };
+  });
 }
 
 /**
@@ -218,13 +308,13 @@ async function asFeedEvents(db: Db, rows: FeedRow[]): Promise<FeedEvent[]> {
  * never series templates, upcoming ones soonest first then the recent ones
  * (ended at or after `windowStart`) latest first.
  */
-export async function feedEntries(
+export function feedEntriesQuery(
   db: Db,
-  scope: FeedScope,
+  scope: { conditions: SQL[] },
   now: number,
   windowStart: number,
   showRecurrent: boolean,
-): Promise<FeedEvent[]> {
+): BatchRead<FeedEvent[]> {
   const conditions = [
     eq(events.is_visible, true),
     isNull(events.recurrent),
@@ -232,14 +322,33 @@ export async function feedEntries(
     sql`${lastMoment} >= ${windowStart}`,
   ];
   if (!showRecurrent) conditions.push(isNull(events.parentId));
-  const { upcoming, past } = await splitRows(
-    db,
+  const split = splitRowsQuery(
     () => feedRows(db),
     now,
     conditions,
     { limit: FEED_LIMIT, pastLimit: FEED_LIMIT },
   );
-  return await asFeedEvents(db, [...upcoming, ...past]);
+  return {
+    statements: split.statements,
+    read(results) {
+      const { upcoming, past } = split.read(results);
+      return asFeedEvents([...upcoming, ...past] as FeedRow[]);
+    },
+  };
+}
+
+/** feedEntriesQuery on its own: one round trip. */
+export function feedEntries(
+  db: Db,
+  scope: FeedScope,
+  now: number,
+  windowStart: number,
+  showRecurrent: boolean,
+): Promise<FeedEvent[]> {
+  return runRead(
+    db,
+    feedEntriesQuery(db, scope, now, windowStart, showRecurrent),
+  );
 }
 
 export interface CalendarContent {
@@ -252,24 +361,47 @@ export interface CalendarContent {
   windowStart: number;
 }
 
+/** The series' parent, in the statement that packs the occurrences. */
+const parentEvent = alias(events, "p");
+
+/** 17 significant digits of a REAL, as text (JSON numbers keep only 15). */
+const exactReal = (value: SQLiteColumn) =>
+  sql`case when ${value} is null then null else printf('%.17g', ${value}) end`;
+
 /**
- * The occurrences of these series from `windowStart` on, each marked selected
- * or not, and the plan of each series in `timeZone`. Every occurrence is read
- * with the few columns planSeries needs; full rows, places and tags only for
- * those the plans write out as entries of their own (overrides and strays).
+ * One statement: the occurrences of the series `parents` selects (a subquery
+ * on events) from `windowStart` on, one row per series with its occurrences
+ * packed as JSON arrays (in the order of PackedOccurrence), each marked
+ * selected by `selected`. An occurrence whose text, links, media, place or
+ * tags differ from its series' carries its own (PackedContent): the calendar
+ * writes some occurrences out as entries of their own, and only the plan (in
+ * JavaScript) knows which. The client builds an object per row and cell,
+ * which costs far more than the query: hence the packing.
  */
-async function seriesOccurrences(
+function packedOccurrences(
   db: Db,
-  parents: FeedRow[],
+  parents: SQL,
   selected: SQL[],
   windowStart: number,
-  timeZone: string,
-): Promise<FeedSeries[]> {
-  if (parents.length === 0) return [];
-  const parentEntries = await asFeedEvents(db, parents);
-  // One row per series, its occurrences packed as JSON arrays (in the order
-  // of PackedOccurrence): the client builds an object per row and cell, which
-  // costs far more than the query.
+) {
+  const p = parentEvent;
+  const occurrenceTags = tagListOf(events.id);
+  const differs = sql`(${events.title} is not ${p.title}
+    or ${events.description} is not ${p.description}
+    or ${events.online_locations} is not ${p.online_locations}
+    or ${events.media} is not ${p.media}
+    or ${events.placeId} is not ${p.placeId}
+    or ${occurrenceTags} is not ${tagListOf(p.id)})`;
+  const place =
+    sql`(select json_object('name', ${places.name}, 'address', ${places.address},
+    'latitude', ${exactReal(places.latitude)}, 'longitude', ${
+      exactReal(places.longitude)
+    }) from ${places} where ${places.id} = ${events.placeId})`;
+  const content = sql`case when ${differs} then json_object(
+    'title', ${events.title}, 'description', ${events.description},
+    'online_locations', json(${events.online_locations}), 'media', json(${events.media}),
+    'placeId', ${events.placeId}, 'place', ${place}, 'tags', json(${occurrenceTags})
+  ) end`;
   const fields = sql.join([
     events.id,
     events.recurrence_slot,
@@ -279,29 +411,89 @@ async function seriesOccurrences(
     events.end_datetime,
     events.updatedAt,
     sql`case when ${and(...selected)} then 1 else 0 end`,
+    events.slug,
+    events.sequence,
+    events.createdAt,
+    content,
   ], sql`, `);
-  const packed = await db.select({
+  return db.select({
     parentId: events.parentId,
     occurrences: sql<string>`json_group_array(json_array(${fields}))`,
-  }).from(events).where(
+  }).from(events).innerJoin(p, eq(p.id, events.parentId)).where(
     and(
-      inArray(events.parentId, parents.map((p) => p.id)),
+      sql`${events.parentId} in ${parents}`,
       or(
         sql`${lastMoment} >= ${windowStart}`,
         sql`${events.recurrence_slot} >= ${windowStart}`,
       ),
     ),
   ).groupBy(events.parentId);
-  const byParent = new Map<number, FeedOccurrence[]>();
+}
+
+/** An occurrence's entry: its series' content unless it has its own. */
+function occurrenceEntry(
+  parent: FeedRow,
+  o: PackedOccurrence,
+): FeedEvent {
+  const [id, , status, , start, end, updatedAt, , slug, sequence, createdAt] =
+    o;
+  const content = o[11];
+  const row: FeedRow = {
+    ...parent,
+    id,
+    slug,
+    status,
+    start_datetime: start,
+    end_datetime: end,
+    recurrent: null,
+    sequence,
+    createdAt: new Date(createdAt),
+    updatedAt: new Date(updatedAt),
+  };
+  if (content) {
+    Object.assign(row, {
+      title: content.title,
+      description: content.description,
+      online_locations: content.online_locations,
+      media: content.media,
+      placeId: content.placeId,
+      placeName: content.place?.name ?? null,
+      placeAddress: content.place?.address ?? null,
+      placeLatitude: content.place?.latitude == null
+        ? null
+        : Number(content.place.latitude),
+      placeLongitude: content.place?.longitude == null
+        ? null
+        : Number(content.place.longitude),
+      tagList: JSON.stringify(content.tags),
+    });
+  }
+  return asFeedEvents([row])[0];
+}
+
+/**
+ * The series of `parentRows` with their occurrences (packed, as read by
+ * packedOccurrences) and their plans in `timeZone`; entries made for the
+ * occurrences the plans write out (overrides and strays).
+ */
+function seriesOf(
+  parentRows: FeedRow[],
+  packed: { parentId: number | null; occurrences: string }[],
+  windowStart: number,
+  timeZone: string,
+): FeedSeries[] {
+  const byParent = new Map<number, PackedOccurrence[]>();
   for (const { parentId, occurrences } of packed) {
-    byParent.set(
-      parentId!,
-      (JSON.parse(occurrences) as PackedOccurrence[]).map((
-        [id, slot, status, edited, start, end, updatedAt, selected],
-      ) => ({
+    byParent.set(parentId!, JSON.parse(occurrences) as PackedOccurrence[]);
+  }
+  return parentRows.map((parentRow) => {
+    const raw = new Map<FeedOccurrence, PackedOccurrence>();
+    const occurrences = (byParent.get(parentRow.id) ?? []).map((o) => {
+      const [id, slot, status, edited, start, end, updatedAt, selected] = o;
+      const occurrence: FeedOccurrence = {
         row: {
           id,
-          parentId,
+          parentId: parentRow.id,
           recurrence_slot: slot,
           status,
           occurrence_edited: edited === 1,
@@ -311,31 +503,24 @@ async function seriesOccurrences(
         },
         selected: selected === 1,
         entry: null,
-      })),
-    );
-  }
-  const shown = new Map<number, FeedOccurrence>();
-  const series = parents.map((p, i) => {
-    const occurrences = (byParent.get(p.id) ?? []).sort((a, b) =>
+      };
+      raw.set(occurrence, o);
+      return occurrence;
+    }).sort((a, b) =>
       a.row.start_datetime - b.row.start_datetime || a.row.id - b.row.id
     );
-    const parent = parentEntries[i];
+    const [parent] = asFeedEvents([parentRow]);
     const plan = planSeries({ parent, occurrences }, timeZone, windowStart);
-    for (const { occurrence } of plan?.overrides ?? []) {
-      shown.set(occurrence.row.id, occurrence);
+    for (
+      const shown of [
+        ...(plan?.overrides ?? []).map((o) => o.occurrence),
+        ...(plan?.strays ?? []),
+      ]
+    ) {
+      shown.entry ??= occurrenceEntry(parentRow, raw.get(shown)!);
     }
-    for (const stray of plan?.strays ?? []) shown.set(stray.row.id, stray);
     return { parent, occurrences, plan };
   });
-  if (shown.size > 0) {
-    const full = await feedRows(db).where(
-      inArray(events.id, [...shown.keys()]),
-    );
-    for (const entry of await asFeedEvents(db, full)) {
-      shown.get(entry.row.id)!.entry = entry;
-    }
-  }
-  return series;
 }
 
 /** The instance time zone, unless the caller has it already. */
@@ -344,11 +529,70 @@ async function zoneOf(db: Db, timeZone: string | undefined): Promise<string> {
 }
 
 /**
- * What a calendar (ICS) feed exports. A series whose template the scope
- * selects is exported once, whole; occurrences the scope selects whose
- * series is not exported are single entries. Fixed number of queries.
- * `timeZone` is the instance time zone the calendar is written in (read
- * from the settings when not given).
+ * What a calendar (ICS) feed exports: five statements of one batch. A series
+ * whose template the scope selects is exported once, whole; occurrences the
+ * scope selects whose series is not exported are single entries. `timeZone`
+ * is the instance time zone the calendar is written in.
+ */
+export function calendarContentQuery(
+  db: Db,
+  scope: { conditions: SQL[] },
+  now: number,
+  windowStart: number,
+  timeZone: string,
+): BatchRead<CalendarContent> {
+  const visible = [eq(events.is_visible, true), ...scope.conditions];
+  // Newest series first when there are more than the limit (through the
+  // partial index events_series_idx). Remote events never carry a series.
+  const isExported = and(
+    ...visible,
+    isNotNull(events.recurrent),
+    isNull(events.parentId),
+    isNull(events.apUserApId),
+  );
+  const exported =
+    sql`(select ${events.id} from ${events} where ${isExported} order by ${events.id} desc limit ${FEED_LIMIT})`;
+  const split = splitRowsQuery(
+    () => feedRows(db),
+    now,
+    [
+      ...visible,
+      isNull(events.recurrent),
+      sql`${lastMoment} >= ${windowStart}`,
+      or(
+        isNull(events.parentId),
+        sql`${events.parentId} not in ${exported}`,
+      )!,
+    ],
+    { limit: FEED_LIMIT, pastLimit: FEED_LIMIT },
+  );
+  return {
+    statements: [
+      feedRows(db).where(isExported).orderBy(desc(events.id)).limit(
+        FEED_LIMIT,
+      ),
+      packedOccurrences(db, exported, visible, windowStart),
+      ...split.statements,
+    ],
+    read(results) {
+      const [parents, packed] = results as [
+        FeedRow[],
+        { parentId: number | null; occurrences: string }[],
+      ];
+      const { upcoming, past } = split.read(results.slice(2));
+      return {
+        singles: asFeedEvents([...upcoming, ...past] as FeedRow[]),
+        series: seriesOf(parents, packed, windowStart, timeZone),
+        timeZone,
+        windowStart,
+      };
+    },
+  };
+}
+
+/**
+ * calendarContentQuery on its own: one round trip. `timeZone` as for
+ * calendarContentQuery (read from the settings when not given).
  */
 export async function calendarContent(
   db: Db,
@@ -358,92 +602,69 @@ export async function calendarContent(
   timeZone?: string,
 ): Promise<CalendarContent> {
   const zone = await zoneOf(db, timeZone);
-  const visible = [eq(events.is_visible, true), ...scope.conditions];
-  // Newest series first when there are more than the limit (through the
-  // partial index events_series_idx). Remote events never carry a series.
-  const parents = await feedRows(db).where(
-    and(
-      ...visible,
-      isNotNull(events.recurrent),
-      isNull(events.parentId),
-      isNull(events.apUserApId),
-    ),
-  ).orderBy(desc(events.id)).limit(FEED_LIMIT);
-  const series = await seriesOccurrences(
+  return runRead(
     db,
-    parents,
-    visible,
-    windowStart,
-    zone,
+    calendarContentQuery(db, scope, now, windowStart, zone),
   );
-  const exported = parents.map((p) => p.id);
-  const { upcoming, past } = await splitRows(
-    db,
-    () => feedRows(db),
-    now,
-    [
-      ...visible,
-      isNull(events.recurrent),
-      sql`${lastMoment} >= ${windowStart}`,
-      ...(exported.length
-        ? [
-          or(
-            isNull(events.parentId),
-            not(inArray(events.parentId, exported)),
-          )!,
-        ]
-        : []),
-    ],
-    { limit: FEED_LIMIT, pastLimit: FEED_LIMIT },
-  );
-  return {
-    singles: await asFeedEvents(db, [...upcoming, ...past]),
-    series,
-    timeZone: zone,
-    windowStart,
-  };
+}
+
+/** A visible event as a calendar of its own, and its row. */
+export interface EventCalendar {
+  row: FeedRow;
+  content: CalendarContent;
 }
 
 /**
- * One event (or a whole series) for the single-event ICS endpoints;
- * `timeZone` as for calendarContent.
+ * One visible event (or a whole series) by id or slug, for the single-event
+ * ICS endpoints: null when unknown or hidden. Two statements of one batch.
  */
-export async function calendarOf(
-  db: Db,
-  row: EventRow,
-  windowStart: number,
-  timeZone?: string,
-): Promise<CalendarContent> {
-  const zone = await zoneOf(db, timeZone);
-  if (row.recurrent && row.parentId === null && row.apUserApId === null) {
-    return {
-      singles: [],
-      series: await seriesOccurrences(
-        db,
-        [row],
-        [eq(events.is_visible, true)],
-        windowStart,
-        zone,
-      ),
-      timeZone: zone,
-      windowStart,
-    };
-  }
-  return {
-    singles: await asFeedEvents(db, [row]),
-    series: [],
-    timeZone: zone,
-    windowStart,
-  };
-}
-
-/** A visible event by id or slug, or null. */
-export async function findPublicEvent(
+export function eventCalendarQuery(
   db: Db,
   by: { id: number } | { slug: string },
-): Promise<EventRow | null> {
-  const [row] = await db.select().from(events).where(
-    "id" in by ? eq(events.id, by.id) : eq(events.slug, by.slug),
+  windowStart: number,
+  timeZone: string,
+): BatchRead<EventCalendar | null> {
+  const match = "id" in by ? eq(events.id, by.id) : eq(events.slug, by.slug);
+  const isSeries = and(
+    match,
+    eq(events.is_visible, true),
+    isNotNull(events.recurrent),
+    isNull(events.parentId),
+    isNull(events.apUserApId),
   );
-  return row && row.is_visible ? row : null;
+  return {
+    statements: [
+      db.select({
+        ...feedColumns,
+        is_visible: events.is_visible,
+        parentId: events.parentId,
+        apUserApId: events.apUserApId,
+      }).from(events).leftJoin(places, eq(places.id, events.placeId))
+        .where(match),
+      packedOccurrences(
+        db,
+        sql`(select ${events.id} from ${events} where ${isSeries})`,
+        [eq(events.is_visible, true)],
+        windowStart,
+      ),
+    ],
+    read(results) {
+      const [[row], packed] = results as [
+        (FeedRow & Pick<EventRow, "is_visible" | "parentId" | "apUserApId">)[],
+        { parentId: number | null; occurrences: string }[],
+      ];
+      if (!row || !row.is_visible) return null;
+      const series = row.recurrent !== null && row.parentId === null &&
+        row.apUserApId === null;
+      return {
+        row,
+        content: {
+          singles: series ? [] : asFeedEvents([row]),
+          series: series ? seriesOf([row], packed, windowStart, timeZone) : [],
+          timeZone,
+          windowStart,
+        },
+      };
+    },
+  };
 }

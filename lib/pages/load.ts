@@ -4,6 +4,7 @@
  * tag, place and collection listings. Only visible events are ever returned.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client.ts";
 import { apUsers, events, eventTags, places, tags } from "../../db/schema.ts";
 import { listCollectionEvents } from "../curation/collections.ts";
@@ -11,11 +12,11 @@ import { ApiError } from "../errors.ts";
 import {
   lastMoment,
   listableConditions,
-  listByTagId,
-  listUpcomingAndPast,
+  listByTagIdQuery,
+  listUpcomingAndPastQuery,
   type SplitLimits,
 } from "../events/list.ts";
-import { loadSummaries } from "../events/load.ts";
+import { type BatchItem, selectSummaries, summaryOf } from "../events/load.ts";
 import type { EventRow, EventSummary, PlaceRow } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
 import { dayKey, dayLabel, type Locality } from "./format.ts";
@@ -78,9 +79,9 @@ export interface HomePage {
 
 /**
  * One page of the upcoming visible local events (running or to come),
- * ascending by start then id, grouped by day. Four queries: two index
- * searches (running since before now; starting from now) and the tags and
- * places of the page's events.
+ * ascending by start then id, grouped by day. One round trip: two index
+ * searches (running since before now; starting from now) whose rows carry
+ * their places and tags.
  */
 export async function loadHomePage(
   db: Db,
@@ -96,21 +97,20 @@ export async function loadHomePage(
   const [running, starting] = await db.batch([
     // `+ 0` keeps the planner off the start index: the range on
     // (end ?? start) is what bounds this set.
-    db.select().from(events).where(
+    selectSummaries(db).where(
       and(
         ...conditions,
         sql`${lastMoment} >= ${now}`,
         sql`${events.start_datetime} + 0 < ${now}`,
       ),
     ).orderBy(sql`${events.start_datetime} + 0`, asc(events.id)).limit(take),
-    db.select().from(events).where(
+    selectSummaries(db).where(
       and(...conditions, sql`${events.start_datetime} >= ${now}`),
     ).orderBy(asc(events.start_datetime), asc(events.id)).limit(take),
   ]);
   // Everything running started before anything starting from now.
   const all = [...running, ...starting];
-  const rows = all.slice(offset, offset + pageSize);
-  const summaries = await loadSummaries(db, rows);
+  const summaries = all.slice(offset, offset + pageSize).map(summaryOf);
   return {
     page,
     pageSize,
@@ -140,43 +140,51 @@ export interface EventPage {
 
 /**
  * A visible event by slug with its place, tags and (for a series) next dates,
- * or null: unknown, hidden, or received from an actor since blocked. Two
- * round trips.
+ * or null: unknown, hidden, or received from an actor since blocked. One
+ * round trip: the statements find the event by its slug themselves.
  */
 export async function loadEventPage(
   db: Db,
   slug: string,
   now: number,
 ): Promise<EventPage | null> {
-  const [event] = await db.select().from(events).where(
-    and(eq(events.slug, slug), eq(events.is_visible, true)),
-  );
-  if (!event) return null;
-  const [placeRows, tagRows, childRows, actorRows] = await db.batch([
-    db.select().from(places).where(eq(places.id, event.placeId ?? -1)),
-    db.select({ tag: tags.tag }).from(eventTags)
-      .innerJoin(tags, eq(tags.id, eventTags.tagId))
-      .where(eq(eventTags.eventId, event.id))
-      .orderBy(asc(tags.normalizedTag)),
-    db.select({
-      slug: events.slug,
-      title: events.title,
-      status: events.status,
-      start_datetime: events.start_datetime,
-      end_datetime: events.end_datetime,
-    }).from(events).where(
-      and(
-        eq(events.parentId, event.recurrent ? event.id : -1),
-        eq(events.is_visible, true),
-        sql`${lastMoment} >= ${now}`,
+  /** A column of the event, as a scalar subquery. */
+  const own = (column: SQLiteColumn) =>
+    sql`(select ${column} from ${events} where ${events.slug} = ${slug})`;
+  const [eventRows, placeRows, tagRows, childRows, actorRows] = await db
+    .batch([
+      db.select().from(events).where(
+        and(eq(events.slug, slug), eq(events.is_visible, true)),
       ),
-    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
-      OCCURRENCES_LIMIT,
-    ),
-    db.select({ blocked: apUsers.blocked }).from(apUsers).where(
-      eq(apUsers.ap_id, event.apUserApId ?? ""),
-    ),
-  ]);
+      db.select().from(places).where(
+        sql`${places.id} = ${own(events.placeId)}`,
+      ),
+      db.select({ tag: tags.tag }).from(eventTags)
+        .innerJoin(tags, eq(tags.id, eventTags.tagId))
+        .where(sql`${eventTags.eventId} = ${own(events.id)}`)
+        .orderBy(asc(tags.normalizedTag)),
+      db.select({
+        slug: events.slug,
+        title: events.title,
+        status: events.status,
+        start_datetime: events.start_datetime,
+        end_datetime: events.end_datetime,
+      }).from(events).where(
+        and(
+          // Only a series has occurrences.
+          sql`${events.parentId} = (select ${events.id} from ${events} where ${events.slug} = ${slug} and ${events.recurrent} is not null)`,
+          eq(events.is_visible, true),
+          sql`${lastMoment} >= ${now}`,
+        ),
+      ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
+        OCCURRENCES_LIMIT,
+      ),
+      db.select({ blocked: apUsers.blocked }).from(apUsers).where(
+        sql`${apUsers.ap_id} = ${own(events.apUserApId)}`,
+      ),
+    ]);
+  const event = eventRows[0];
+  if (!event) return null;
   if (actorRows[0]?.blocked) return null;
   return {
     event,
@@ -205,15 +213,26 @@ export async function loadTagPage(
 ): Promise<(SplitListing & { tag: string }) | null> {
   const key = normalizeTag(tag);
   if (!key) return null;
-  const [row] = await db.select({ id: tags.id, tag: tags.tag }).from(tags)
-    .where(eq(tags.normalizedTag, key));
+  // The tag listing's bounded queries, whatever the tag's history, with the
+  // tag looked up in the same round trip.
+  const listing = listByTagIdQuery(
+    db,
+    now,
+    sql`(select ${tags.id} from ${tags} where ${tags.normalizedTag} = ${key})`,
+    showRecurrent,
+    limits,
+  );
+  const [rows, ...results] = await db.batch([
+    db.select({ tag: tags.tag }).from(tags).where(eq(tags.normalizedTag, key)),
+    ...listing.statements,
+  ] as [BatchItem, ...BatchItem[]]);
+  const row = (rows as { tag: string }[])[0];
   if (!row) return null;
-  // The tag listing's bounded queries, whatever the tag's history.
-  const listing = await listByTagId(db, now, row.id, showRecurrent, limits);
-  if (listing.events.length === 0 && listing.pastEvents.length === 0) {
+  const found = listing.read(results);
+  if (found.events.length === 0 && found.pastEvents.length === 0) {
     return null;
   }
-  return { tag: row.tag, ...listing };
+  return { tag: row.tag, ...found };
 }
 
 /** A place with its upcoming and past listed events; null for an unknown id. */
@@ -224,15 +243,19 @@ export async function loadPlacePage(
   showRecurrent: boolean,
   limits: SplitLimits = LISTING_LIMITS,
 ): Promise<(SplitListing & { place: PlaceRow }) | null> {
-  const [place] = await db.select().from(places).where(eq(places.id, id));
-  if (!place) return null;
-  const listing = await listUpcomingAndPast(
+  const listing = listUpcomingAndPastQuery(
     db,
     now,
     [...listableConditions(showRecurrent), eq(events.placeId, id)],
     limits,
   );
-  return { place, ...listing };
+  const [placeRows, ...results] = await db.batch([
+    db.select().from(places).where(eq(places.id, id)),
+    ...listing.statements,
+  ] as [BatchItem, ...BatchItem[]]);
+  const place = (placeRows as PlaceRow[])[0];
+  if (!place) return null;
+  return { place, ...listing.read(results) };
 }
 
 /** A collection's events by its name (its filters decide); null when unknown. */
