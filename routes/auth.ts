@@ -7,9 +7,8 @@ import {
   verifyAccessToken,
 } from "../lib/auth/tokens.ts";
 import { ApiError } from "../lib/errors.ts";
-import { isOAuthAccessTokenActive } from "../lib/oauth/grants.ts";
+import { findTokenUser } from "../lib/oauth/grants.ts";
 import { delegatedUser } from "../lib/oauth/scopes.ts";
-import { findUserById } from "../lib/users.ts";
 import type { AppEnv, AuthInfo, RouteDeps } from "./env.ts";
 
 function unauthorized(message: string, invalidToken: boolean): ApiError {
@@ -29,20 +28,28 @@ function bearerToken(c: Context): string | null {
   return match[1];
 }
 
-/** Resolves a token to the caller, reading role and is_active from the database. */
+/**
+ * Resolves a token to the caller, reading role and is_active from the
+ * database: one round trip (the user and, for an OAuth token, whether it is
+ * still active, in one batch).
+ */
 async function authenticate(deps: RouteDeps, token: string): Promise<AuthInfo> {
   const claims = await verifyAccessToken(deps.tokens, deps.clock, token);
   if (!claims) throw unauthorized("The token is invalid or expired", true);
-  const user = await findUserById(deps.database.db, Number(claims.sub));
+  const oauth = isOAuthToken(claims);
+  const { user, oauthActive } = await findTokenUser(
+    deps.database.db,
+    claims,
+    oauth,
+  );
   if (!user || !user.is_active) {
     throw unauthorized("The token is invalid or expired", true);
   }
-  if (isOAuthToken(claims)) {
-    // OAuth tokens can be revoked (by the client, by the user, on code replay,
-    // and with every grant of the user on a password change or deactivation).
-    if (!await isOAuthAccessTokenActive(deps.database.db, claims)) {
-      throw unauthorized("The token was revoked", true);
-    }
+  if (oauth) {
+    // OAuth tokens can be revoked (by the client, by the user, on code
+    // replay, and with every grant of the user on a password change or
+    // deactivation).
+    if (!oauthActive) throw unauthorized("The token was revoked", true);
   } else if (!isLoginTokenCurrent(claims, user)) {
     // Issued before the user's last password change or deactivation.
     throw unauthorized("The token was revoked", true);

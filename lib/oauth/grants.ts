@@ -17,6 +17,7 @@ import {
   type TokenCodec,
 } from "../auth/tokens.ts";
 import type { Clock } from "../clock.ts";
+import type { UserRow } from "../users.ts";
 import type { OAuthClientRow } from "./clients.ts";
 import { constantTimeEqual, pkceChallenge, sha256Hex } from "./crypto.ts";
 import { invalidGrant, invalidOAuthRequest, invalidScope } from "./errors.ts";
@@ -302,15 +303,16 @@ export async function revokeClientToken(
 }
 
 /**
- * Whether an OAuth access token is still good: recorded, not revoked, its grant
- * not withdrawn, and bound to the same user and client as its claims say.
+ * A row when an OAuth access token is active (not revoked, nor its grant;
+ * the client and user its claims name), to run in a batch with other reads; null when the claims cannot name an
+ * OAuth token (no client_id).
  */
-export async function isOAuthAccessTokenActive(
+export function activeOAuthAccessTokenQuery(
   db: Db,
   claims: { jti: string; sub: string; client_id?: string },
-): Promise<boolean> {
-  if (!claims.client_id) return false;
-  const [row] = await db.select({ id: oauthTokens.id }).from(oauthTokens)
+) {
+  if (!claims.client_id) return null;
+  return db.select({ id: oauthTokens.id }).from(oauthTokens)
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
     .where(
       and(
@@ -322,7 +324,27 @@ export async function isOAuthAccessTokenActive(
         eq(oauthGrants.userId, Number(claims.sub)),
       ),
     );
-  return row !== undefined;
+}
+
+/**
+ * The user a token names and, for an OAuth token, whether the token is still
+ * active: one round trip (a batch of both reads).
+ */
+export async function findTokenUser(
+  db: Db,
+  claims: { jti: string; sub: string; client_id?: string },
+  oauth: boolean,
+): Promise<{ user: UserRow | undefined; oauthActive: boolean }> {
+  const userQuery = db.select().from(users).where(
+    eq(users.id, Number(claims.sub)),
+  );
+  const activeQuery = oauth ? activeOAuthAccessTokenQuery(db, claims) : null;
+  if (!activeQuery) {
+    const [user] = await userQuery;
+    return { user, oauthActive: false };
+  }
+  const [[user], active] = await db.batch([userQuery, activeQuery]);
+  return { user, oauthActive: active.length > 0 };
 }
 
 /** What a user granted to one application. */
