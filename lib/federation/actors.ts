@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { apUsers, instances } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { notFound } from "../errors.ts";
+import { type BatchRead, runRead } from "../events/load.ts";
 import type { ApUserRow } from "../events/serialize.ts";
 
 export type InstanceRow = typeof instances.$inferSelect;
@@ -220,22 +221,35 @@ function stringAt(value: unknown, ...path: string[]): string | null {
 }
 
 /** Followers to deliver to: never blocked actors nor actors of blocked instances. */
-export async function deliverableFollowers(db: Db): Promise<FollowerInbox[]> {
-  const rows = await db.select({ ap_id: apUsers.ap_id, object: apUsers.object })
-    .from(apUsers)
-    .leftJoin(instances, eq(instances.domain, apUsers.instanceDomain))
-    .where(
-      and(
-        eq(apUsers.follower, true),
-        eq(apUsers.blocked, false),
-        or(sql`${instances.blocked} is null`, eq(instances.blocked, false)),
-      ),
-    ).orderBy(asc(apUsers.ap_id));
-  return rows.map((r) => ({
-    id: r.ap_id,
-    inbox: stringAt(r.object, "inbox"),
-    sharedInbox: stringAt(r.object, "endpoints", "sharedInbox"),
-  }));
+export function deliverableFollowers(db: Db): Promise<FollowerInbox[]> {
+  return runRead(db, deliverableFollowersQuery(db));
+}
+
+/** deliverableFollowers as a statement of a batch. */
+export function deliverableFollowersQuery(
+  db: Db,
+): BatchRead<FollowerInbox[]> {
+  return {
+    statements: [
+      db.select({ ap_id: apUsers.ap_id, object: apUsers.object })
+        .from(apUsers)
+        .leftJoin(instances, eq(instances.domain, apUsers.instanceDomain))
+        .where(
+          and(
+            eq(apUsers.follower, true),
+            eq(apUsers.blocked, false),
+            or(sql`${instances.blocked} is null`, eq(instances.blocked, false)),
+          ),
+        ).orderBy(asc(apUsers.ap_id)),
+    ],
+    read(results) {
+      return (results[0] as { ap_id: string; object: unknown }[]).map((r) => ({
+        id: r.ap_id,
+        inbox: stringAt(r.object, "inbox"),
+        sharedInbox: stringAt(r.object, "endpoints", "sharedInbox"),
+      }));
+    },
+  };
 }
 
 /** Counts for NodeInfo and the followers collection. */

@@ -61,12 +61,19 @@ import {
 import type { Clock } from "../clock.ts";
 import { invalidRequest, notFound } from "../errors.ts";
 import type { ApUserRow, EventRow, PlaceRow } from "../events/serialize.ts";
+import {
+  allReads,
+  type BatchItem,
+  type BatchRead,
+  runRead,
+} from "../events/load.ts";
 import { deleteEventsById, upsertRemoteEvent } from "../events/write.ts";
 import type { Logger } from "../log.ts";
 import { getSettings, type Settings } from "../settings.ts";
 import {
   countFollowers,
   deliverableFollowers,
+  deliverableFollowersQuery,
   findActor,
   isBlockedSender,
   setActorFlags,
@@ -91,6 +98,7 @@ import {
   localEventIdFromUrl,
 } from "./object.ts";
 import type { DrainBudget, LibsqlMessageQueue } from "./store.ts";
+import { createBundlingQueue, rememberSignatureSpecs } from "./batching.ts";
 import {
   idOf,
   parseRemoteEvent,
@@ -143,6 +151,13 @@ export interface FederationService {
   publishEventChange(
     before: EventRow | null,
     after: EventRow | null,
+  ): Promise<void>;
+  /**
+   * publishEventChange for several events at once (a series and its
+   * occurrences), in a fixed number of round trips.
+   */
+  publishEventChanges(
+    changes: { before: EventRow | null; after: EventRow | null }[],
   ): Promise<void>;
   /** Fetches an actor (URL, @user@host or instance domain), trusts and follows it. */
   addTrust(input: string): Promise<ApUserRow>;
@@ -234,20 +249,16 @@ export function createFederationService(
   // received (Fedify's parsed copy drops terms it does not know).
   const currentMessage = new AsyncLocalStorage<unknown>();
   const source = deps.queue;
-  const queue: MessageQueue = {
-    get nativeRetrial() {
-      return source.nativeRetrial;
-    },
-    enqueue: (message, options) => source.enqueue(message, options),
-    enqueueMany: source.enqueueMany
-      ? (messages, options) => source.enqueueMany!(messages, options)
-      : undefined,
-    listen: (handler, options) =>
-      source.listen(
-        (message) => currentMessage.run(message, () => handler(message)),
-        options,
-      ),
-  };
+  // What publishing enqueues is stored as one row per ordering key (a
+  // series' activities to one inbox origin: one insert, claim and delete).
+  const bundling = createBundlingQueue(source, {
+    around: (message, handle) => currentMessage.run(message, handle),
+    log,
+  });
+  const queue: MessageQueue = bundling.queue;
+  // The signature scheme of each peer, read and written around every
+  // delivery, is remembered for a while.
+  const kv = rememberSignatureSpecs(deps.kv);
   // Every fetch goes through one loader with Quando's limits (size, time,
   // redirects, private addresses); contexts come from local copies only.
   const fetchLimits: FetchLimits = {
@@ -259,11 +270,11 @@ export function createFederationService(
   // Actors and keys may be reused for five minutes, as Fedify's own loader does.
   const cachedLoader = kvCache({
     loader: freshLoader,
-    kv: deps.kv,
+    kv,
     prefix: ["_fedify", "remoteDocument"],
   });
   const federation = createFederation<void>({
-    kv: deps.kv,
+    kv,
     queue,
     manuallyStartQueue: true,
     origin: baseUrl,
@@ -308,40 +319,60 @@ export function createFederationService(
     actorName: settings.instance_actor,
   });
 
-  /** Places and tags of events, in two queries, for their AP form. */
-  async function eventObjects(
+  /** Places and tags of events, in two statements of a batch, for their AP form. */
+  function eventObjectsQuery(
     rows: EventRow[],
     settings: Settings,
-  ): Promise<EventObject[]> {
-    if (rows.length === 0) return [];
+  ): BatchRead<EventObject[]> {
+    if (rows.length === 0) return { statements: [], read: () => [] };
     const placeIds = [
       ...new Set(rows.map((r) => r.placeId).filter((id) => id !== null)),
     ] as number[];
     const ids = rows.map((r) => r.id);
-    const [placeRows, tagRows] = await db.batch([
-      db.select().from(places).where(
-        inArray(places.id, placeIds.length ? placeIds : [-1]),
-      ),
-      db.select({ eventId: eventTags.eventId, tag: tags.tag }).from(eventTags)
-        .innerJoin(tags, eq(tags.id, eventTags.tagId))
-        .where(inArray(eventTags.eventId, ids))
-        .orderBy(asc(tags.normalizedTag)),
-    ]);
-    const placeById = new Map<number, PlaceRow>(
-      placeRows.map((p) => [p.id, p]),
-    );
-    return rows.map((event) =>
-      buildEventObject({
-        event,
-        place: event.placeId !== null
-          ? placeById.get(event.placeId) ?? null
-          : null,
-        tags: tagRows.filter((t) => t.eventId === event.id).map((t) => t.tag),
-        urls: urlsOf(settings),
-        timezone: settings.instance_timezone,
-        locale: settings.instance_locale,
-      })
-    );
+    return {
+      statements: [
+        db.select().from(places).where(
+          inArray(places.id, placeIds.length ? placeIds : [-1]),
+        ),
+        db.select({ eventId: eventTags.eventId, tag: tags.tag }).from(
+          eventTags,
+        )
+          .innerJoin(tags, eq(tags.id, eventTags.tagId))
+          .where(inArray(eventTags.eventId, ids))
+          .orderBy(asc(tags.normalizedTag)),
+      ],
+      read(results) {
+        const [placeRows, tagRows] = results as [
+          PlaceRow[],
+          { eventId: number; tag: string }[],
+        ];
+        const placeById = new Map<number, PlaceRow>(
+          placeRows.map((p) => [p.id, p]),
+        );
+        return rows.map((event) =>
+          buildEventObject({
+            event,
+            place: event.placeId !== null
+              ? placeById.get(event.placeId) ?? null
+              : null,
+            tags: tagRows.filter((t) => t.eventId === event.id).map((t) =>
+              t.tag
+            ),
+            urls: urlsOf(settings),
+            timezone: settings.instance_timezone,
+            locale: settings.instance_locale,
+          })
+        );
+      },
+    };
+  }
+
+  /** Places and tags of events, in one round trip, for their AP form. */
+  function eventObjects(
+    rows: EventRow[],
+    settings: Settings,
+  ): Promise<EventObject[]> {
+    return runRead(db, eventObjectsQuery(rows, settings));
   }
 
   const toVocabEvent = (json: EventObject) =>
@@ -1138,6 +1169,112 @@ export function createFederationService(
     return null;
   }
 
+  /**
+   * Sends Create, Update or Delete for local events that changed (an event
+   * and its occurrences, say). Round trips, whatever the number of events:
+   * one read (places, tags, followers), one write (the objects as federated,
+   * kept in ap_object and ld_signature), and one insert per ordering key and
+   * delivery origin (the series' activities to one inbox are one queue row).
+   */
+  async function publish(
+    changes: { before: EventRow | null; after: EventRow | null }[],
+  ): Promise<void> {
+    const settings = await activeSettings();
+    if (!settings) return;
+    const relevant = changes.filter(({ before, after }) =>
+      isFederated(before) || isFederated(after)
+    );
+    if (relevant.length === 0) return;
+    const published = relevant.flatMap(({ after }) =>
+      isFederated(after) ? [after] : []
+    );
+    const [objects, followers] = await runRead(
+      db,
+      allReads(
+        eventObjectsQuery(published, settings),
+        deliverableFollowersQuery(db),
+      ),
+    );
+    const objectById = new Map(published.map((e, i) => [e.id, objects[i]]));
+    const ctx = federation.createContext(new URL(baseUrl));
+    const sender = { identifier: settings.instance_actor };
+    const actor = new URL(me(settings));
+    const stamp = clock.now().getTime();
+    const updates: BatchItem[] = [];
+    const activities: { activity: Activity; orderingKey: string }[] = [];
+    for (const { before, after } of relevant) {
+      const was = isFederated(before);
+      const event = (after ?? before)!;
+      // One series' activities (its occurrences', those it detaches
+      // included) share an ordering key: delivered in order, as one row.
+      const orderingKey = eventObjectUrl(
+        baseUrl,
+        after?.parentId ?? before?.parentId ?? event.id,
+      );
+      if (isFederated(after)) {
+        const json = objectById.get(after.id)!;
+        const kind = was ? "Update" : "Create";
+        const activityId = `${json.id}#${kind.toLowerCase()}-${stamp}`;
+        updates.push(
+          db.update(events).set({
+            ap_object: json,
+            ld_signature: await ldSignature(ctx, settings, json, {
+              id: activityId,
+              type: kind,
+            }),
+          }).where(eq(events.id, after.id)),
+        );
+        // Building the vocabulary objects, signing and queueing for nobody
+        // costs several milliseconds per write.
+        if (followers.length === 0) continue;
+        const Kind = was ? Update : Create;
+        activities.push({
+          orderingKey,
+          activity: new Kind({
+            id: new URL(activityId),
+            actor,
+            to: new URL(AS_PUBLIC),
+            cc: ctx.getFollowersUri(settings.instance_actor),
+            published: Temporal.Instant.fromEpochMilliseconds(stamp),
+            object: await toVocabEvent(json),
+          }),
+        });
+        continue;
+      }
+      if (followers.length === 0) continue;
+      const id = eventObjectUrl(baseUrl, before!.id);
+      activities.push({
+        orderingKey,
+        activity: new Delete({
+          id: new URL(`${id}#delete-${stamp}`),
+          actor,
+          to: new URL(AS_PUBLIC),
+          cc: ctx.getFollowersUri(settings.instance_actor),
+          object: new Tombstone({ id: new URL(id) }),
+        }),
+      });
+    }
+    if (updates.length > 0) {
+      await db.batch(updates as [BatchItem, ...BatchItem[]]);
+    }
+    if (activities.length === 0) return;
+    // The followers read above, as the followers collection gives them.
+    const recipients: Recipient[] = followers.map((f) => ({
+      id: new URL(f.id),
+      inboxId: f.inbox ? new URL(f.inbox) : null,
+      endpoints: f.sharedInbox ? { sharedInbox: new URL(f.sharedInbox) } : null,
+    }));
+    await bundling.collect(async () => {
+      for (const { activity, orderingKey } of activities) {
+        await ctx.sendActivity(sender, recipients, activity, {
+          preferSharedInbox: true,
+          // One event's activities are delivered in order (Create before Update).
+          orderingKey,
+        });
+      }
+    });
+  }
+
   return {
     federation,
 
@@ -1192,60 +1329,12 @@ export function createFederationService(
       return { response };
     },
 
-    async publishEventChange(before, after) {
-      const settings = await activeSettings();
-      if (!settings) return;
-      const was = isFederated(before);
-      const is = isFederated(after);
-      if (!was && !is) return;
-      const ctx = federation.createContext(new URL(baseUrl));
-      const sender = { identifier: settings.instance_actor };
-      const actor = new URL(me(settings));
-      const stamp = clock.now().getTime();
-      if (is) {
-        const [json] = await eventObjects([after], settings);
-        const kind = was ? "Update" : "Create";
-        const activityId = `${json.id}#${kind.toLowerCase()}-${stamp}`;
-        await db.update(events).set({
-          ap_object: json,
-          ld_signature: await ldSignature(ctx, settings, json, {
-            id: activityId,
-            type: kind,
-          }),
-        }).where(eq(events.id, after.id));
-        // Building the vocabulary objects, signing and queueing for nobody
-        // costs several milliseconds per write.
-        if (await countFollowers(db) === 0) return;
-        const Kind = was ? Update : Create;
-        const activity = new Kind({
-          id: new URL(activityId),
-          actor,
-          to: new URL(AS_PUBLIC),
-          cc: ctx.getFollowersUri(settings.instance_actor),
-          published: Temporal.Instant.fromEpochMilliseconds(stamp),
-          object: await toVocabEvent(json),
-        });
-        await ctx.sendActivity(sender, "followers", activity, {
-          preferSharedInbox: true,
-          // One event's activities are delivered in order (Create before Update).
-          orderingKey: json.id,
-        });
-        return;
-      }
-      const id = eventObjectUrl(baseUrl, before!.id);
-      if (await countFollowers(db) === 0) return;
-      await ctx.sendActivity(
-        sender,
-        "followers",
-        new Delete({
-          id: new URL(`${id}#delete-${stamp}`),
-          actor,
-          to: new URL(AS_PUBLIC),
-          cc: ctx.getFollowersUri(settings.instance_actor),
-          object: new Tombstone({ id: new URL(id) }),
-        }),
-        { preferSharedInbox: true, orderingKey: id },
-      );
+    publishEventChange(before, after) {
+      return publish([{ before, after }]);
+    },
+
+    publishEventChanges(changes) {
+      return publish(changes);
     },
 
     async addTrust(input) {
