@@ -10,15 +10,17 @@ import {
   searchEvents,
 } from "../lib/events/list.ts";
 import {
-  findEvent,
-  loadEventFamily,
+  type BatchRead,
+  eventFullQuery,
+  type EventRef,
   loadEventFull,
-  loadSummaries,
+  summaryQuery,
 } from "../lib/events/load.ts";
 import { addMessage, listMessages } from "../lib/events/messages.ts";
 import {
   createEvent,
   deleteEvent,
+  type EventChange,
   type EventInput,
   toggleEvent,
   updateEvent,
@@ -488,76 +490,71 @@ export function eventRoutes(deps: RouteDeps) {
   };
 
   /**
-   * Runs a change of event `id` (null: a creation, whose id `op` returns) and
-   * tells the fediverse what it did to the event and its occurrences. A
-   * federation failure is logged; the change itself has happened.
+   * Tells the fediverse what a change did to an event and its occurrences.
+   * A federation failure is logged; the change itself has happened.
    */
-  const federated = async (
-    id: number | null,
-    op: () => Promise<number>,
-  ): Promise<number> => {
+  const publish = async (change: EventChange & { id: number }) => {
     const federation = deps.federation;
-    if (!federation) return await op();
-    const before = id === null ? [] : await loadEventFamily(db, id);
-    const changedId = await op();
+    if (!federation) return;
+    const beforeById = new Map(change.before.map((e) => [e.id, e]));
+    const afterById = new Map(change.after.map((e) => [e.id, e]));
+    const pairs = [...new Set([...beforeById.keys(), ...afterById.keys()])]
+      .map((id) => ({
+        before: beforeById.get(id) ?? null,
+        after: afterById.get(id) ?? null,
+      }));
     try {
-      // Occurrences a change detached from their series still exist.
-      const after = await loadEventFamily(
-        db,
-        changedId,
-        before.map((e) => e.id),
-      );
-      const afterById = new Map(after.map((e) => [e.id, e]));
-      const beforeById = new Map(before.map((e) => [e.id, e]));
-      for (
-        const eventId of new Set([...beforeById.keys(), ...afterById.keys()])
-      ) {
-        await federation.publishEventChange(
-          beforeById.get(eventId) ?? null,
-          afterById.get(eventId) ?? null,
-        );
-      }
+      await federation.publishEventChanges(pairs);
     } catch (err) {
       deps.log.error("federating an event change failed", {
-        event: changedId,
+        event: change.id,
         error: String(err),
       });
     }
-    return changedId;
   };
 
+  /** The full form of the event a write names, read in the write's batch. */
+  const fullAnswer =
+    (c: Context<AppEnv>, justCreated = false) => (ref: EventRef) =>
+      eventFullQuery(
+        db,
+        ref,
+        c.get("auth")?.user ?? null,
+        unixNow(deps.clock),
+        { justCreated },
+      );
+
   /** PUT and PATCH: the same change, answered in different forms. */
-  const applyUpdate = async (
+  const applyUpdate = async <T>(
     c: Context<AppEnv>,
     id: number,
     body: z.infer<typeof EventPatchBody>,
-  ) => {
+    respond: (ref: EventRef) => BatchRead<T>,
+  ): Promise<T> => {
     const { input, image, image_name, focalpoint } = splitBody(body);
-    const saver = await imageSaver(
+    const saveImage = await imageSaver(
       image,
       image_name,
       focalpoint,
       c.get("auth").user.id,
     );
-    await federated(id, async () => {
-      await updateEvent(
-        await writeDeps(),
-        c.get("auth").user,
-        id,
-        input,
-        saver,
-      );
-      return id;
-    });
+    const result = await updateEvent(
+      await writeDeps(),
+      c.get("auth").user,
+      id,
+      input,
+      { saveImage, respond },
+    );
+    await publish(result);
+    return result.answer;
   };
 
-  const full = async (c: Context<AppEnv>, id: number, justCreated = false) => {
+  const full = async (c: Context<AppEnv>, id: number) => {
     const event = await loadEventFull(
       db,
       id,
       c.get("auth")?.user ?? null,
       unixNow(deps.clock),
-      { justCreated },
     );
     if (!event) throw notFound("Event");
     return event;
@@ -637,52 +634,51 @@ export function eventRoutes(deps: RouteDeps) {
         focalpoint,
         c.get("auth")?.user.id ?? null,
       );
-      const id = await federated(null, async () =>
-        await createEvent(
-          await writeDeps(),
-          c.get("auth")?.user ?? null,
-          input,
-          saver,
-        ));
-      return c.json(await full(c, id, true), 201);
+      const result = await createEvent(
+        await writeDeps(),
+        c.get("auth")?.user ?? null,
+        input,
+        { saveImage: saver, respond: fullAnswer(c, true) },
+      );
+      await publish(result);
+      if (!result.answer) throw notFound("Event");
+      return c.json(result.answer, 201);
     },
   );
 
   app.openapi(
     { ...putRoute, middleware: [...writer, requireBody] },
     async (c) => {
-      const id = c.req.valid("param").id;
-      await applyUpdate(
+      const event = await applyUpdate(
         c,
-        id,
+        c.req.valid("param").id,
         bodyOf(c, c.req.valid("json"), c.req.valid("form")),
+        fullAnswer(c),
       );
-      return c.json(await full(c, id), 200);
+      if (!event) throw notFound("Event");
+      return c.json(event, 200);
     },
   );
 
   app.openapi(
     { ...patchRoute, middleware: [...writer, requireBody] },
     async (c) => {
-      const id = c.req.valid("param").id;
-      await applyUpdate(
+      const summary = await applyUpdate(
         c,
-        id,
+        c.req.valid("param").id,
         bodyOf(c, c.req.valid("json"), c.req.valid("form")),
+        (ref) => summaryQuery(db, ref),
       );
-      const row = await findEvent(db, id);
-      if (!row) throw notFound("Event");
-      const [summary] = await loadSummaries(db, [row]);
+      if (!summary) throw notFound("Event");
       return c.json(summary, 200);
     },
   );
 
   app.openapi({ ...deleteRoute, middleware: writer }, async (c) => {
     const id = c.req.valid("param").id;
-    await federated(id, async () => {
-      await deleteEvent(await writeDeps(), c.get("auth").user, id);
-      return id;
-    });
+    await publish(
+      await deleteEvent(await writeDeps(), c.get("auth").user, id),
+    );
     if (deps.media.kind !== "db") {
       // Files the deletion removed leave the bucket now, not at the next sweep.
       try {
@@ -698,11 +694,15 @@ export function eventRoutes(deps: RouteDeps) {
 
   app.openapi({ ...toggleRoute, middleware: writer }, async (c) => {
     const id = c.req.valid("param").id;
-    await federated(id, async () => {
-      await toggleEvent(await writeDeps(), c.get("auth").user, id);
-      return id;
-    });
-    return c.json(await full(c, id), 200);
+    const result = await toggleEvent(
+      await writeDeps(),
+      c.get("auth").user,
+      id,
+      { respond: fullAnswer(c) },
+    );
+    await publish(result);
+    if (!result.answer) throw notFound("Event");
+    return c.json(result.answer, 200);
   });
 
   app.openapi(

@@ -150,17 +150,6 @@ export function splitRowsQuery<T extends SQLiteSelect>(
   };
 }
 
-/** splitRowsQuery run on its own: one round trip. */
-export function splitRows<T extends SQLiteSelect>(
-  db: Db,
-  from: () => T,
-  now: number,
-  conditions: SQL[],
-  limits: SplitLimits,
-) {
-  return runRead(db, splitRowsQuery(from, now, conditions, limits));
-}
-
 /** Summaries of an upcoming and a past list. */
 function summarize(
   upcoming: SummaryRow[],

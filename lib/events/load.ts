@@ -1,5 +1,5 @@
 /** Reading events into their wire shapes with a fixed number of queries. */
-import { and, asc, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client.ts";
 import {
@@ -208,6 +208,23 @@ export function allReads<T extends readonly BatchRead<unknown>[]>(
   };
 }
 
+/** An event named in a statement: its id, or an SQL expression giving it. */
+export type EventRef = SQL | number;
+
+/** The summary of an event (null when it does not exist): one statement. */
+export function summaryQuery(
+  db: Db,
+  ref: EventRef,
+): BatchRead<EventSummary | null> {
+  return {
+    statements: [selectSummaries(db).where(sql`${events.id} = ${ref}`)],
+    read(results) {
+      const [row] = results[0] as SummaryRow[];
+      return row ? summaryOf(row) : null;
+    },
+  };
+}
+
 /**
  * The full form of an event as `viewer` may see it, or null when it does not
  * exist or is hidden from the viewer: one batch of statements that name the
@@ -351,19 +368,4 @@ export function loadEventFull(
   options: { justCreated?: boolean } = {},
 ): Promise<EventFull | null> {
   return runRead(db, eventFullQuery(db, id, viewer, now, options));
-}
-
-/** An event and, for a series, its occurrences: what one change can touch. */
-export async function loadEventFamily(
-  db: Db,
-  id: number,
-  alsoIds: number[] = [],
-): Promise<EventRow[]> {
-  return await db.select().from(events).where(
-    or(
-      eq(events.id, id),
-      eq(events.parentId, id),
-      alsoIds.length ? inArray(events.id, alsoIds) : undefined,
-    ),
-  );
 }

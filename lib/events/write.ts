@@ -2,7 +2,7 @@
  * Creating, changing and deleting events. Every check runs before anything is
  * written, and each change is one atomic `db.batch`.
  */
-import { and, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import {
   eventMedia,
@@ -27,7 +27,7 @@ import {
 import type { Settings } from "../settings.ts";
 import type { UserRow } from "../users.ts";
 import { canEditEvent, canSeeEvent } from "./access.ts";
-import { findEvent } from "./load.ts";
+import { allReads, type BatchRead, runRead } from "./load.ts";
 import { occurrenceStarts, parseRecurrence } from "./recurrence.ts";
 import { sanitizeDescription } from "./sanitize.ts";
 import type { EventRow } from "./serialize.ts";
@@ -98,52 +98,98 @@ function placeIdSql(ref: PlaceRef): SQL | number | null {
   return sql`(select ${places.id} from ${places} where ${places.name} = ${ref.name} and ${places.address} = ${ref.address})`;
 }
 
-async function resolvePlace(
-  db: Db,
+/**
+ * What validating an input needs to read: the place it names (by id, or by
+ * name and address) and the media files it references. Statements for the
+ * batch that reads everything a write checks.
+ */
+function lookupQuery(db: Db, input: EventInput): BatchRead<Lookups> {
+  const statements: BatchItem[] = [];
+  const placeAt = statements.length;
+  if (input.place_id !== undefined) {
+    statements.push(
+      db.select({ id: places.id }).from(places).where(
+        eq(places.id, input.place_id),
+      ),
+    );
+  } else if (input.place_name !== undefined) {
+    statements.push(
+      db.select({ id: places.id }).from(places).where(
+        and(
+          eq(places.name, input.place_name.trim()),
+          eq(places.address, (input.place_address ?? "").trim()),
+        ),
+      ),
+    );
+  }
+  const withPlace = statements.length > placeAt;
+  const mediaAt = statements.length;
+  const names = (input.media ?? []).map((m) => m.url);
+  if (names.length > 0) {
+    statements.push(
+      db.select({
+        name: mediaFiles.name,
+        width: mediaFiles.width,
+        height: mediaFiles.height,
+        size: mediaFiles.size,
+      }).from(mediaFiles).where(inArray(mediaFiles.name, names)),
+    );
+  }
+  return {
+    statements,
+    read(results) {
+      return {
+        placeId: withPlace
+          ? (results[placeAt] as { id: number }[])[0]?.id
+          : undefined,
+        media: names.length > 0 ? results[mediaAt] as MediaFileRow[] : [],
+      };
+    },
+  };
+}
+
+type MediaFileRow = Pick<
+  typeof mediaFiles.$inferSelect,
+  "name" | "width" | "height" | "size"
+>;
+
+/** What lookupQuery read. */
+interface Lookups {
+  /** The id of the place the input names, when it exists. */
+  placeId: number | undefined;
+  media: MediaFileRow[];
+}
+
+function resolvePlace(
   input: EventInput,
   current: EventRow | null,
-): Promise<PlaceRef> {
+  lookups: Lookups,
+): PlaceRef {
   if (input.place_id !== undefined) {
-    const [row] = await db.select({ id: places.id }).from(places).where(
-      eq(places.id, input.place_id),
-    );
-    if (!row) {
+    if (lookups.placeId === undefined) {
       throw invalidRequest("Unknown place", [{
         field: "place_id",
         message: "no place with this id",
       }]);
     }
-    return { kind: "id", id: row.id };
+    return { kind: "id", id: lookups.placeId };
   }
   if (input.place_name !== undefined) {
-    const name = input.place_name.trim();
-    const address = (input.place_address ?? "").trim();
-    const [row] = await db.select({ id: places.id }).from(places).where(
-      and(eq(places.name, name), eq(places.address, address)),
-    );
     return {
       kind: "named",
-      name,
-      address,
+      name: input.place_name.trim(),
+      address: (input.place_address ?? "").trim(),
       latitude: input.place_latitude ?? null,
       longitude: input.place_longitude ?? null,
-      existingId: row?.id,
+      existingId: lookups.placeId,
     };
   }
   if (current?.placeId != null) return { kind: "id", id: current.placeId };
   return { kind: "none" };
 }
 
-async function resolveMedia(db: Db, items: MediaInput[]): Promise<MediaItem[]> {
-  if (items.length === 0) return [];
-  const names = items.map((m) => m.url);
-  const rows = await db.select({
-    name: mediaFiles.name,
-    width: mediaFiles.width,
-    height: mediaFiles.height,
-    size: mediaFiles.size,
-  }).from(mediaFiles).where(inArray(mediaFiles.name, names));
-  const byName = new Map(rows.map((r) => [r.name, r]));
+function resolveMedia(items: MediaInput[], lookups: Lookups): MediaItem[] {
+  const byName = new Map(lookups.media.map((r) => [r.name, r]));
   return items.map((m, i) => {
     const file = byName.get(m.url);
     if (!file) {
@@ -178,12 +224,14 @@ interface Prepared {
   is_visible: boolean;
 }
 
-async function prepare(
+/** Checks an input against the current event (null: a creation) and what was looked up. */
+function prepare(
   deps: WriteDeps,
   input: EventInput,
   current: EventRow | null,
   defaultVisible: boolean,
-): Promise<Prepared> {
+  lookups: Lookups,
+): Prepared {
   const title = (input.title ?? current?.title ?? "").trim();
   if (!title) {
     throw invalidRequest("A title is required", [{
@@ -239,7 +287,7 @@ async function prepare(
       };
     }
   }
-  const place = await resolvePlace(deps.db, input, current);
+  const place = resolvePlace(input, current, lookups);
   const online_locations = input.online_locations ??
     current?.online_locations ??
     [];
@@ -250,7 +298,7 @@ async function prepare(
     }]);
   }
   const media = input.media !== undefined
-    ? await resolveMedia(deps.db, input.media)
+    ? resolveMedia(input.media, lookups)
     : (current?.media ?? []);
   return {
     title,
@@ -335,15 +383,33 @@ async function tagIdsOf(db: Db, eventIds: number[]): Promise<number[]> {
   return rows.map((r) => r.tagId);
 }
 
-async function takenSlugs(db: Db, candidates: string[], prefix?: string) {
-  const rows = await db.select({ slug: events.slug }).from(events).where(
-    prefix !== undefined
-      // "starts with prefix-" as a range ("-" + 1 is "."), which the unique
-      // index on slug serves; LIKE cannot use it and scanned every slug.
-      ? sql`${events.slug} = ${prefix} or (${events.slug} >= ${`${prefix}-`} and ${events.slug} < ${`${prefix}.`})`
-      : inArray(events.slug, candidates.length ? candidates : [""]),
-  );
-  return new Set(rows.map((r) => r.slug));
+/**
+ * Slugs taken among `candidates`, or (with `prefix`) equal to the prefix or
+ * starting with `prefix-` (the prefix may be an SQL expression: the slug of
+ * an event, read in the same statement). The range form is what the unique
+ * index on slug serves ("-" + 1 is "."); LIKE cannot use it.
+ */
+function takenSlugsQuery(
+  db: Db,
+  candidates: string[],
+  prefix?: string | SQL,
+): BatchRead<Set<string>> {
+  return {
+    statements: [
+      db.select({ slug: events.slug }).from(events).where(
+        prefix !== undefined
+          ? sql`${events.slug} = ${prefix} or (${events.slug} >= ${prefix} || '-' and ${events.slug} < ${prefix} || '.')`
+          : inArray(events.slug, candidates.length ? candidates : [""]),
+      ),
+    ],
+    read(results) {
+      return new Set((results[0] as { slug: string }[]).map((r) => r.slug));
+    },
+  };
+}
+
+function takenSlugs(db: Db, candidates: string[], prefix?: string) {
+  return runRead(db, takenSlugsQuery(db, candidates, prefix));
 }
 
 function localDate(unix: number, timeZone: string): string {
@@ -392,19 +458,33 @@ function pendingSlots(
   }).filter((slot) => !existing.has(slot) && !excluded.has(slot));
 }
 
-/** Inserts for occurrences of a series at the given slots, plus their tags. */
-async function occurrenceStatements(
+/** The slugs the occurrences at `slots` would like to have. */
+function wantedSlugs(
+  template: SeriesTemplate,
+  slots: number[],
+  timeZone: string,
+) {
+  return slots.map((s) => `${template.slug}-${localDate(s, timeZone)}`);
+}
+
+/**
+ * Inserts for occurrences of a series at the given slots, plus their tags.
+ * `taken`: slugs already in use among those wanted (see wantedSlugs), read
+ * before; the slugs of `freedSlugs` are deleted by the same batch.
+ */
+function occurrenceStatements(
   db: Db,
   parentRef: SQL | number,
   template: SeriesTemplate,
   slots: number[],
   timeZone: string,
   now: Date,
+  taken: Set<string>,
   freedSlugs: Set<string> = new Set(),
-): Promise<BatchItem[]> {
+): BatchItem[] {
   if (slots.length === 0) return [];
-  const wanted = slots.map((s) => `${template.slug}-${localDate(s, timeZone)}`);
-  const taken = await takenSlugs(db, wanted);
+  const wanted = wantedSlugs(template, slots, timeZone);
+  taken = new Set(taken);
   for (const s of freedSlugs) taken.delete(s);
   const duration = template.end !== null ? template.end - template.start : null;
   const out: BatchItem[] = slots.map((slot, i) => {
@@ -482,15 +562,109 @@ async function withSlugRetry<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Creates an event (and, for a series, its first occurrences) in one batch.
- * `user` null is an anonymous submission (hidden until confirmed).
+ * What a change did to an event and its occurrences, for federation: the
+ * rows before (empty for a creation) and after it (deleted ones missing,
+ * occurrences it detached from their series included).
  */
-export async function createEvent(
+export interface EventChange {
+  before: EventRow[];
+  after: EventRow[];
+}
+
+/** The result of a write: the event's id, the change, and the answer read after it. */
+export interface WriteResult<T> extends EventChange {
+  id: number;
+  answer: T;
+}
+
+/**
+ * What a write reads back in its own batch, after its statements (so it sees
+ * them): given the event (its id, or an SQL expression giving it), the reads
+ * of the answer to the request. One round trip for the write and its answer.
+ */
+export type Respond<T> = (ref: SQL | number) => BatchRead<T>;
+
+export interface WriteOptions<T> {
+  /** An attached image, stored once everything else is known to be valid. */
+  saveImage?: () => Promise<MediaItem>;
+  respond?: Respond<T>;
+}
+
+/** An event and its occurrences (by id or SQL ref), plus `alsoIds`. */
+function familyQuery(
+  db: Db,
+  ref: SQL | number,
+  alsoIds: number[] = [],
+): BatchRead<EventRow[]> {
+  return {
+    statements: [
+      db.select().from(events).where(
+        or(
+          sql`${events.id} = ${ref}`,
+          sql`${events.parentId} = ${ref}`,
+          alsoIds.length ? inArray(events.id, alsoIds) : undefined,
+        ),
+      ),
+    ],
+    read: (results) => results[0] as EventRow[],
+  };
+}
+
+/** The tags of an event and its occurrences. */
+function familyTagsQuery(db: Db, id: number): BatchRead<number[]> {
+  return {
+    statements: [
+      db.selectDistinct({ tagId: eventTags.tagId }).from(eventTags).where(
+        inArray(
+          eventTags.eventId,
+          sql`(select ${events.id} from ${events} where ${events.id} = ${id} or ${events.parentId} = ${id})`,
+        ),
+      ),
+    ],
+    read: (results) => (results[0] as { tagId: number }[]).map((r) => r.tagId),
+  };
+}
+
+const noAnswer: BatchRead<undefined> = {
+  statements: [],
+  read: () => undefined,
+};
+
+/**
+ * Runs a write's statements and, in the same batch, the reads of the family
+ * after it and of the answer: one round trip.
+ */
+async function writeAndRead<T>(
+  db: Db,
+  statements: BatchItem[],
+  ref: SQL | number,
+  before: EventRow[],
+  respond: Respond<T> | undefined,
+): Promise<{ results: unknown[]; after: EventRow[]; answer: T }> {
+  const reads = allReads(
+    familyQuery(db, ref, before.map((e) => e.id)),
+    respond ? respond(ref) : noAnswer as BatchRead<T>,
+  );
+  const results = await db.batch(
+    [...statements, ...reads.statements] as [BatchItem, ...BatchItem[]],
+  );
+  const [after, answer] = reads.read(results.slice(statements.length));
+  return { results, after, answer };
+}
+
+/**
+ * Creates an event (and, for a series, its first occurrences) in one batch.
+ * `user` null is an anonymous submission (hidden until confirmed). Round
+ * trips: one that reads what the checks need (places, media, slugs), one
+ * that writes and reads the answer back (one more when the title gives no
+ * slug: the answer is read once the slug is `event-<id>`).
+ */
+export async function createEvent<T = undefined>(
   deps: WriteDeps,
   user: UserRow | null,
   input: EventInput,
-  saveImage?: () => Promise<MediaItem>,
-): Promise<number> {
+  options: WriteOptions<T> = {},
+): Promise<WriteResult<T>> {
   const { db, clock, settings } = deps;
   if (!user && !settings.allow_anon_event) {
     throw new ApiError(
@@ -503,18 +677,31 @@ export async function createEvent(
       },
     );
   }
-  // Anonymous submissions wait for confirmation; nobody else may create hidden
-  // events through is_visible except moderators and owners (themselves).
-  const prepared = await prepare(deps, input, null, user !== null);
-  if (!user) prepared.is_visible = false;
-  // An attached image is stored only once everything else is known to be valid.
-  if (saveImage) prepared.media = [...prepared.media, await saveImage()];
+  const title = (input.title ?? "").trim();
+  const base = slugBase(title);
   const timeZone = settings.instance_timezone;
+  let image: MediaItem | undefined;
   return await withSlugRetry(async () => {
+    // The checks' reads and the slugs taken by this title (and by the
+    // occurrences of a series, which start with it), in one round trip.
+    const [lookups, taken] = await runRead(
+      db,
+      allReads(
+        lookupQuery(db, input),
+        base ? takenSlugsQuery(db, [], base) : noAnswer,
+      ),
+    );
+    // Anonymous submissions wait for confirmation; nobody else may create
+    // hidden events through is_visible except moderators and owners
+    // (themselves).
+    const prepared = prepare(deps, input, null, user !== null, lookups);
+    if (!user) prepared.is_visible = false;
+    // An attached image is stored only once everything else is known to be valid.
+    if (options.saveImage && !image) image = await options.saveImage();
+    if (image) prepared.media = [...prepared.media, image];
     const now = clock.now();
-    const base = slugBase(prepared.title);
     const slug = base
-      ? firstFreeSlug(base, await takenSlugs(db, [], base))
+      ? firstFreeSlug(base, taken ?? new Set())
       : `tmp-${crypto.randomUUID()}`;
     const slugRef =
       sql`(select ${events.id} from ${events} where ${events.slug} = ${slug})`;
@@ -563,47 +750,68 @@ export async function createEvent(
         new Set(),
       );
       statements.push(
-        ...await occurrenceStatements(
+        ...occurrenceStatements(
           db,
           slugRef,
           template,
           slots,
           timeZone,
           now,
+          // A title without a slug gives `tmp-<uuid>` slugs, all free.
+          taken ?? new Set(),
         ),
       );
     }
-    if (!base) {
-      // Titles with no Latin transliteration get `event-<id>`, and their
-      // occurrences `event-<id>-<date>`.
-      if (prepared.recurrent) {
-        statements.push(
-          db.update(events).set({
-            slug:
-              sql`'event-' || ${events.parentId} || substr(${events.slug}, ${
-                slug.length + 1
-              })`,
-          }).where(sql`${events.parentId} = ${slugRef}`),
-        );
-      }
+    if (base) {
+      const { results, after, answer } = await writeAndRead(
+        db,
+        statements,
+        slugRef,
+        [],
+        options.respond,
+      );
+      const id = (results[eventInsert] as { id: number }[])[0].id;
+      return { id, before: [], after, answer };
+    }
+    // Titles with no Latin transliteration get `event-<id>`, and their
+    // occurrences `event-<id>-<date>`: the answer is read once they have it.
+    if (prepared.recurrent) {
       statements.push(
-        db.update(events).set({ slug: sql`'event-' || ${events.id}` }).where(
-          eq(events.slug, slug),
-        ),
+        db.update(events).set({
+          slug: sql`'event-' || ${events.parentId} || substr(${events.slug}, ${
+            slug.length + 1
+          })`,
+        }).where(sql`${events.parentId} = ${slugRef}`),
       );
     }
+    statements.push(
+      db.update(events).set({ slug: sql`'event-' || ${events.id}` }).where(
+        eq(events.slug, slug),
+      ),
+    );
     const results = await db.batch(statements as [BatchItem, ...BatchItem[]]);
-    return (results[eventInsert] as { id: number }[])[0].id;
+    const id = (results[eventInsert] as { id: number }[])[0].id;
+    const [after, answer] = await runRead(
+      db,
+      allReads(
+        familyQuery(db, id),
+        options.respond ? options.respond(id) : noAnswer as BatchRead<T>,
+      ),
+    );
+    return { id, before: [], after, answer };
   });
 }
 
-/** Loads an event for a change by `user`: 404 when unknown or hidden from them, 403 when not theirs. */
-async function editableEvent(
-  db: Db,
+/**
+ * The event `id` with its occurrences, for a change by `user`: 404 when
+ * unknown or hidden from them, 403 when not theirs.
+ */
+function editableEvent(
   user: UserRow,
   id: number,
-): Promise<EventRow> {
-  const event = await findEvent(db, id);
+  family: EventRow[],
+): EventRow {
+  const event = family.find((e) => e.id === id);
   if (!event || !canSeeEvent(user, event)) throw notFound("Event");
   if (!canEditEvent(user, event)) {
     throw forbidden(
@@ -613,26 +821,43 @@ async function editableEvent(
   return event;
 }
 
-/** Changes an event: PUT and PATCH semantics (omitted fields keep their value). */
-export async function updateEvent(
+/**
+ * Changes an event: PUT and PATCH semantics (omitted fields keep their
+ * value). Round trips: one that reads the event with its occurrences and
+ * tags and what the checks need, one that writes and reads the answer.
+ */
+export async function updateEvent<T = undefined>(
   deps: WriteDeps,
   user: UserRow,
   id: number,
   input: EventInput,
-  saveImage?: () => Promise<MediaItem>,
-): Promise<void> {
+  options: WriteOptions<T> = {},
+): Promise<WriteResult<T>> {
   const { db, clock, settings } = deps;
-  const current = await editableEvent(db, user, id);
+  const [family, familyTags, lookups, taken] = await runRead(
+    db,
+    allReads(
+      familyQuery(db, id),
+      familyTagsQuery(db, id),
+      lookupQuery(db, input),
+      // Slugs a series' new occurrences might take (they start with its slug).
+      takenSlugsQuery(
+        db,
+        [],
+        sql`(select ${events.slug} from ${events} where ${events.id} = ${id})`,
+      ),
+    ),
+  );
+  const current = editableEvent(user, id, family);
   if (current.apUserApId !== null) {
     throw forbidden(
       "Remote events are changed by their author, over federation",
     );
   }
-  const p = await prepare(deps, input, current, true);
-  if (saveImage) p.media = [...p.media, await saveImage()];
+  const p = prepare(deps, input, current, true, lookups);
+  if (options.saveImage) p.media = [...p.media, await options.saveImage()];
   const now = clock.now();
   const nowS = Math.floor(now.getTime() / 1000);
-  const oldTagIds = await tagIdsOf(db, [id]);
   const statements: BatchItem[] = [...placeStatements(db, p.place, now)];
   statements.push(
     db.update(events).set({
@@ -661,7 +886,6 @@ export async function updateEvent(
   }
   if (p.tags) statements.push(...tagStatements(db, id, p.tags, true));
 
-  let prune = oldTagIds;
   if (p.recurrent) {
     // A series: carry the change to its future occurrences not edited on their own.
     const future = and(
@@ -669,14 +893,9 @@ export async function updateEvent(
       gte(events.start_datetime, nowS),
       eq(events.occurrence_edited, false),
     );
-    const futureRows = await db.select({ id: events.id, slug: events.slug })
-      .from(events).where(future);
-    prune = [
-      ...new Set([
-        ...oldTagIds,
-        ...await tagIdsOf(db, futureRows.map((r) => r.id)),
-      ]),
-    ];
+    const isFuture = (e: EventRow) =>
+      e.parentId === id && e.start_datetime >= nowS && !e.occurrence_edited;
+    const futureRows = family.filter(isFuture);
     const template: SeriesTemplate = {
       slug: current.slug,
       title: p.title,
@@ -697,12 +916,9 @@ export async function updateEvent(
     if (timingChanged || !current.recurrent) {
       // New slots: drop the old future ones and lay out the series again.
       statements.push(db.delete(events).where(future));
-      const kept = await db.select({ slot: events.recurrence_slot }).from(
-        events,
-      )
-        .where(and(eq(events.parentId, id), sql`not (${future})`));
       const existing = new Set(
-        kept.map((r) => r.slot).filter((s) => s !== null),
+        family.filter((e) => e.parentId === id && !isFuture(e))
+          .map((e) => e.recurrence_slot).filter((s) => s !== null),
       );
       const slots = pendingSlots(
         template,
@@ -711,13 +927,14 @@ export async function updateEvent(
         existing,
       );
       statements.push(
-        ...await occurrenceStatements(
+        ...occurrenceStatements(
           db,
           id,
           template,
           slots,
           settings.instance_timezone,
           now,
+          taken,
           new Set(futureRows.map((r) => r.slug)),
         ),
       );
@@ -749,18 +966,31 @@ export async function updateEvent(
       }
     }
   }
-  statements.push(...pruneTagsStatement(db, prune));
-  await db.batch(statements as [BatchItem, ...BatchItem[]]);
+  // Tags the event or its occurrences had and no event uses any more.
+  statements.push(...pruneTagsStatement(db, familyTags));
+  const { after, answer } = await writeAndRead(
+    db,
+    statements,
+    id,
+    family,
+    options.respond,
+  );
+  return { id, before: family, after, answer };
 }
 
-/** Flips the confirmation state (is_visible); a series carries it to its future occurrences. */
-export async function toggleEvent(
+/**
+ * Flips the confirmation state (is_visible); a series carries it to its
+ * future occurrences. Two round trips (read, then write and answer).
+ */
+export async function toggleEvent<T = undefined>(
   deps: WriteDeps,
   user: UserRow,
   id: number,
-): Promise<void> {
+  options: Pick<WriteOptions<T>, "respond"> = {},
+): Promise<WriteResult<T>> {
   const { db, clock } = deps;
-  const current = await editableEvent(db, user, id);
+  const family = await runRead(db, familyQuery(db, id));
+  const current = editableEvent(user, id, family);
   const now = clock.now();
   const visible = !current.is_visible;
   const statements: BatchItem[] = [
@@ -793,29 +1023,37 @@ export async function toggleEvent(
       ),
     );
   }
-  await db.batch(statements as [BatchItem, ...BatchItem[]]);
+  const { after, answer } = await writeAndRead(
+    db,
+    statements,
+    id,
+    family,
+    options.respond,
+  );
+  return { id, before: family, after, answer };
 }
 
 /**
  * Deletes an event. A series takes its future occurrences with it (past ones
  * stay as single events); a deleted occurrence is excluded from its series.
+ * Two round trips (read, then write).
  */
 export async function deleteEvent(
   deps: WriteDeps,
   user: UserRow,
   id: number,
-): Promise<void> {
+): Promise<WriteResult<undefined>> {
   const { db, clock } = deps;
-  const current = await editableEvent(db, user, id);
+  const [family, familyTags] = await runRead(
+    db,
+    allReads(familyQuery(db, id), familyTagsQuery(db, id)),
+  );
+  const current = editableEvent(user, id, family);
   const nowS = nowSeconds(clock);
   const statements: BatchItem[] = [];
-  let affected = [id];
   let mediaLists = [current.media];
   if (current.recurrent && current.parentId === null) {
-    const children = await db.select({ id: events.id, media: events.media })
-      .from(events).where(eq(events.parentId, id));
-    affected = [id, ...children.map((c) => c.id)];
-    mediaLists = [current.media, ...children.map((c) => c.media)];
+    mediaLists = family.map((e) => e.media);
     statements.push(
       db.update(events).set({
         parentId: null,
@@ -845,12 +1083,13 @@ export async function deleteEvent(
       ),
     );
   }
-  const tagIds = await tagIdsOf(db, affected);
   statements.push(db.delete(events).where(eq(events.id, id)));
-  statements.push(...pruneTagsStatement(db, tagIds));
+  // The tags of the event (a series: and of its occurrences) no event uses any more.
+  statements.push(...pruneTagsStatement(db, familyTags));
   // Files only these events used go with them; past occurrences kept above still hold theirs.
   statements.push(...pruneMediaStatement(db, localMediaNames(mediaLists)));
-  await db.batch(statements as [BatchItem, ...BatchItem[]]);
+  const { after } = await writeAndRead(db, statements, id, family, undefined);
+  return { id, before: family, after, answer: undefined };
 }
 
 /**
@@ -893,13 +1132,17 @@ export async function materializeOccurrences(
       existing,
     );
     if (slots.length === 0) continue;
-    const statements = await occurrenceStatements(
+    const statements = occurrenceStatements(
       db,
       parent.id,
       template,
       slots,
       settings.instance_timezone,
       now,
+      await takenSlugs(
+        db,
+        wantedSlugs(template, slots, settings.instance_timezone),
+      ),
     );
     await withSlugRetry(() =>
       db.batch(statements as [BatchItem, ...BatchItem[]])

@@ -225,11 +225,6 @@ export function tagScopeQuery(db: Db, tag: string): ScopeQuery {
   };
 }
 
-/** tagScopeQuery on its own. */
-export function tagScope(db: Db, tag: string): Promise<FeedScope> {
-  return runRead(db, tagScopeQuery(db, tag));
-}
-
 /** Scope of a place; 404 (when read) when it does not exist. */
 export function placeScopeQuery(db: Db, id: number): ScopeQuery {
   const conditions = [isNull(events.apUserApId), eq(events.placeId, id)];
@@ -249,11 +244,6 @@ export function placeScopeQuery(db: Db, id: number): ScopeQuery {
       };
     },
   };
-}
-
-/** placeScopeQuery on its own. */
-export function placeScope(db: Db, id: number): Promise<FeedScope> {
-  return runRead(db, placeScopeQuery(db, id));
 }
 
 /**
@@ -288,11 +278,6 @@ export function settingsModifiedAtQuery(db: Db): BatchRead<Date | null> {
       return row?.at ?? null;
     },
   };
-}
-
-/** settingsModifiedAtQuery on its own. */
-export function settingsModifiedAt(db: Db): Promise<Date | null> {
-  return runRead(db, settingsModifiedAtQuery(db));
 }
 
 /** Rows with the place and tags their entries show, in their order. */
@@ -335,20 +320,6 @@ export function feedEntriesQuery(
       return asFeedEvents([...upcoming, ...past] as FeedRow[]);
     },
   };
-}
-
-/** feedEntriesQuery on its own: one round trip. */
-export function feedEntries(
-  db: Db,
-  scope: FeedScope,
-  now: number,
-  windowStart: number,
-  showRecurrent: boolean,
-): Promise<FeedEvent[]> {
-  return runRead(
-    db,
-    feedEntriesQuery(db, scope, now, windowStart, showRecurrent),
-  );
 }
 
 export interface CalendarContent {
