@@ -1,0 +1,59 @@
+/**
+ * Round trips per endpoint on a remote database: the app over the local
+ * Hrana-over-HTTP server (tests/support/hrana-server.ts), counting one per
+ * pipeline request, as Turso bills and as Workers counts subrequests. Warm
+ * path (settings read within the last second), public-read cache off;
+ * federation publishing after a write is shown apart. Then the federated
+ * creation of a 13-occurrence weekly series with one follower, the queue
+ * drained: every database call, request and queue work included.
+ *
+ *   deno run -A tests/bench/roundtrips.ts [--markdown]
+ */
+import { measureAll, startRemoteApp } from "../support/roundtrips.ts";
+import { measureSeriesFederation } from "../support/series-federation.ts";
+
+const markdown = Deno.args.includes("--markdown");
+
+const app = await startRemoteApp({ env: { PUBLIC_CACHE_MS: "0" } });
+let rows;
+try {
+  rows = await measureAll(app);
+} finally {
+  await app.close();
+}
+
+const series = await measureSeriesFederation();
+
+const width = Math.max(...rows.map((r) => r.name.length));
+if (markdown) {
+  console.log("| endpoint | round trips | publishing (after the response) |");
+  console.log("|---|---:|---:|");
+  for (const r of rows) {
+    console.log(`| ${r.name} | ${r.roundTrips} | ${r.publishing || ""} |`);
+  }
+} else {
+  console.log(
+    `${"endpoint".padEnd(width)}  round trips  publishing`,
+  );
+  for (const r of rows) {
+    console.log(
+      `${r.name.padEnd(width)}  ${String(r.roundTrips).padStart(11)}  ${
+        String(r.publishing || "").padStart(10)
+      }`,
+    );
+  }
+}
+const worstRead = Math.max(
+  ...rows.filter((r) => r.kind === "read").map((r) => r.roundTrips),
+);
+const worstWrite = Math.max(
+  ...rows.filter((r) => r.kind === "write").map((r) => r.roundTrips),
+);
+console.log(
+  `\nworst public read: ${worstRead} (bound 2); worst event write: ${worstWrite} (bound 4)`,
+);
+console.log(
+  `13-occurrence weekly series, one follower: ${series.total} database calls ` +
+    `(request ${series.request}, publishing ${series.publishing}, queue ${series.queue}); ` +
+    `${series.deliveries} deliveries received`,
+);

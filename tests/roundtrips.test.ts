@@ -1,0 +1,47 @@
+/**
+ * Round trips on a remote database (DESIGN.md section 10), counted by the
+ * local Hrana server (one per pipeline request: a statement, or a whole
+ * batch): at most 2 for every public read, at most 4 for every event write
+ * (federation publishing apart: it is not the request's); and a weekly
+ * series with 13 occurrences, created with one follower, takes fewer than 30
+ * database calls in all, request, publishing and queue (delivery) work
+ * included. tests/bench/roundtrips.ts prints the same figures.
+ */
+import assert from "node:assert/strict";
+import { measureAll, startRemoteApp } from "./support/roundtrips.ts";
+import { measureSeriesFederation } from "./support/series-federation.ts";
+
+const READ_BOUND = 2;
+const WRITE_BOUND = 4;
+const SERIES_BOUND = 30;
+
+Deno.test("remote database: public reads take at most 2 round trips, event writes at most 4", async () => {
+  const app = await startRemoteApp({ env: { PUBLIC_CACHE_MS: "0" } });
+  try {
+    const rows = await measureAll(app);
+    const over = rows.filter((r) =>
+      r.roundTrips > (r.kind === "read" ? READ_BOUND : WRITE_BOUND)
+    );
+    assert.deepEqual(
+      over.map((r) => `${r.name}: ${r.roundTrips}`),
+      [],
+      rows.map((r) => `${r.name}: ${r.roundTrips}`).join("\n"),
+    );
+    // Every endpoint was measured, writes included.
+    assert.ok(rows.filter((r) => r.kind === "write").length >= 8);
+    assert.ok(rows.every((r) => r.roundTrips > 0));
+  } finally {
+    await app.close();
+  }
+});
+
+Deno.test("remote database: a 13-occurrence weekly series with one follower takes fewer than 30 database calls, deliveries included", async () => {
+  const m = await measureSeriesFederation();
+  assert.equal(m.occurrences, 13);
+  assert.equal(m.deliveries, 13, "13 deliveries");
+  assert.equal(m.creates, 13, "every occurrence's Create arrived, once");
+  assert.ok(
+    m.total < SERIES_BOUND,
+    `${m.total} calls: request ${m.request}, publishing ${m.publishing}, queue ${m.queue}`,
+  );
+});
