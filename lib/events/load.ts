@@ -58,21 +58,19 @@ const placeSummaryColumns = {
 
 /**
  * The tag spellings of an event (given by its id column) as a JSON array in
- * normalizedTag order, computed
- * in the statement that reads the event (a correlated subquery on the
- * event_tags primary key). An aggregate over an ordered subquery keeps its
- * order: SQLite never flattens an ORDER BY subquery into an aggregate.
+ * normalizedTag order, computed in the statement that reads the event (a
+ * correlated subquery on the event_tags primary key). The ordered aggregate
+ * needs SQLite 3.44 (libSQL, embedded or sqld/Turso, is 3.45); it costs less
+ * than a separate query of the rows' tags.
  */
 export function tagListOf(eventId: SQL | SQLiteColumn): SQL<string> {
-  return sql<string>`(select json_group_array(${
+  return sql<string>`(select json_group_array(t.${
     sql.identifier("tag")
-  }) from (select t.${
-    sql.identifier("tag")
-  } from ${eventTags} et join ${tags} t on t.${sql.identifier("id")} = et.${
-    sql.identifier("tagId")
-  } where et.${sql.identifier("eventId")} = ${eventId} order by t.${
+  } order by t.${
     sql.identifier("normalizedTag")
-  }))`;
+  }) from ${eventTags} et join ${tags} t on t.${sql.identifier("id")} = et.${
+    sql.identifier("tagId")
+  } where et.${sql.identifier("eventId")} = ${eventId})`;
 }
 
 const tagListSql = tagListOf(events.id);
