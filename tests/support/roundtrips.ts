@@ -346,6 +346,15 @@ export const ENDPOINTS: Endpoint[] = [
     status: 201,
   },
   {
+    name: "POST /api/events (title without a slug: event-<id>)",
+    kind: "write",
+    method: "POST",
+    path: () => "/api/events",
+    token: (s) => s.token,
+    body: (s) => eventBody(s, "音乐会"),
+    status: 201,
+  },
+  {
     name: "POST /api/events (weekly series)",
     kind: "write",
     method: "POST",
