@@ -13,6 +13,7 @@ import {
 } from "@fedify/fedify";
 import {
   createBundlingQueue,
+  MAX_BUNDLE,
   rememberSignatureSpecs,
 } from "../lib/federation/batching.ts";
 import { silentLogger } from "../lib/log.ts";
@@ -92,6 +93,56 @@ Deno.test("bundling: what collect gathers is one row per ordering key, handled i
   ]);
   // Each message of a bundle runs in its own context, as a single one does.
   assert.deepEqual(around, handled.map(String));
+});
+
+Deno.test("bundling: a key's messages beyond MAX_BUNDLE go to further rows, in order", async () => {
+  const source = recordingQueue();
+  const bundling = createBundlingQueue(source.queue, {
+    around: (_message, handle) => handle(),
+    log: silentLogger,
+  });
+  const handled: number[] = [];
+  await bundling.queue.listen((m: { n: number }) => {
+    handled.push(m.n);
+  });
+  const total = MAX_BUNDLE * 2 + 1;
+  await bundling.collect(async () => {
+    for (let n = 0; n < total; n++) {
+      await bundling.queue.enqueue({ n }, { orderingKey: "k" });
+    }
+  });
+  assert.equal(source.rows.length, 3);
+  assert.deepEqual(source.rows[2].message, { n: total - 1 });
+  await source.drain();
+  assert.deepEqual(handled, Array.from({ length: total }, (_, n) => n));
+});
+
+Deno.test("bundling: what a handler enqueues is collected too", async () => {
+  const source = recordingQueue();
+  const bundling = createBundlingQueue(source.queue, {
+    around: (_message, handle) => handle(),
+    log: silentLogger,
+  });
+  const delivered: number[] = [];
+  // A fan-out: each message enqueues three deliveries with one key.
+  await bundling.queue.listen(async (m: { fanout?: number; n?: number }) => {
+    if (m.fanout === undefined) {
+      delivered.push(m.n!);
+      return;
+    }
+    for (let i = 0; i < 3; i++) {
+      await bundling.queue.enqueue({ n: m.fanout * 10 + i }, {
+        orderingKey: "series\nhttps://a.example",
+      });
+    }
+  });
+  await bundling.collect(async () => {
+    await bundling.queue.enqueue({ fanout: 1 }, { orderingKey: "series" });
+    await bundling.queue.enqueue({ fanout: 2 }, { orderingKey: "series" });
+  });
+  assert.equal(source.rows.length, 1);
+  await source.drain();
+  assert.deepEqual(delivered, [10, 11, 12, 20, 21, 22]);
 });
 
 Deno.test("bundling: a bundled message that throws is enqueued again alone, the others are not", async () => {

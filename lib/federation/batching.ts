@@ -6,10 +6,11 @@
  *   peer accepts: Fedify reads it before every delivery and writes it after
  *   every success, two round trips per delivery for a value that seldom
  *   changes.
- * - A MessageQueue that, while `collect` runs, gathers what Fedify enqueues
- *   and stores the messages that share an ordering key as one row (a bundle),
- *   handled in order by one claim: a series' 13 Creates to one inbox are one
- *   row, not 13, each costing an insert, a claim and a delete.
+ * - A MessageQueue that, while `collect` runs (and while a queued message is
+ *   handled), gathers what Fedify enqueues and stores the messages that share
+ *   an ordering key as one row (a bundle), handled in order by one claim: a
+ *   series' 13 Creates to one inbox origin are one row, not 13, each costing
+ *   an insert, a claim and a delete.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type {
@@ -103,6 +104,13 @@ interface Collected {
   options?: MessageQueueEnqueueOptions;
 }
 
+/**
+ * Messages per bundle at most: a bundle is handled in one go, one message
+ * after another, and must end well within the queue's lease (and a Workers
+ * drain's time).
+ */
+export const MAX_BUNDLE = 50;
+
 /** A bundle whose handling keeps failing is dropped after this many tries. */
 const MAX_BUNDLE_FAILURES = 10;
 
@@ -144,17 +152,21 @@ export function createBundlingQueue(
       groups.set(key, group);
     }
     await Promise.all(
-      [...groups.values()].map((group) =>
-        group.length === 1
-          ? source.enqueue(group[0].message, group[0].options)
-          : source.enqueue(
-            {
-              type: "quando:bundle",
-              messages: group.map((g) => g.message),
-            } satisfies Bundle,
-            group[0].options,
-          )
-      ),
+      [...groups.values()].map(async (group) => {
+        // In order: a key's rows are handled oldest first.
+        for (let i = 0; i < group.length; i += MAX_BUNDLE) {
+          const part = group.slice(i, i + MAX_BUNDLE);
+          await (part.length === 1
+            ? source.enqueue(part[0].message, part[0].options)
+            : source.enqueue(
+              {
+                type: "quando:bundle",
+                messages: part.map((g) => g.message),
+              } satisfies Bundle,
+              part[0].options,
+            ));
+        }
+      }),
     );
   };
 
@@ -183,7 +195,13 @@ export function createBundlingQueue(
       }
       : undefined,
     listen(handler, listenOptions) {
-      return source.listen(async (message) => {
+      // What handling enqueues (a fan-out's deliveries, say) is collected
+      // too: one row per ordering key and inbox origin.
+      return source.listen(
+        (message) => collect(() => handle(message)),
+        listenOptions,
+      );
+      async function handle(message: unknown): Promise<void> {
         if (!isBundle(message)) {
           return await options.around(message, async () => {
             await handler(message);
@@ -228,17 +246,16 @@ export function createBundlingQueue(
             }),
           },
         );
-      }, listenOptions);
+      }
     },
   };
 
-  return {
-    queue,
-    async collect<T>(fn: () => Promise<T>): Promise<T> {
-      const buffer: Collected[] = [];
-      const result = await collecting.run(buffer, fn);
-      if (buffer.length > 0) await flush(buffer);
-      return result;
-    },
-  };
+  async function collect<T>(fn: () => Promise<T>): Promise<T> {
+    const buffer: Collected[] = [];
+    const result = await collecting.run(buffer, fn);
+    if (buffer.length > 0) await flush(buffer);
+    return result;
+  }
+
+  return { queue, collect };
 }

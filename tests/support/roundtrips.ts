@@ -483,9 +483,10 @@ export async function measureAll(app: RemoteApp): Promise<Measured[]> {
 export async function addFollower(
   ctx: TestContext,
   sharedInbox: string,
+  name = "follower",
 ): Promise<void> {
   const origin = new URL(sharedInbox).origin;
-  const id = `${origin}/users/follower`;
+  const id = `${origin}/users/${name}`;
   const stamp = ctx.clock.now();
   await ctx.database.db.insert(instances).values({
     domain: new URL(origin).host,
@@ -499,7 +500,7 @@ export async function addFollower(
     object: {
       id,
       type: "Person",
-      preferredUsername: "follower",
+      preferredUsername: name,
       inbox: `${id}/inbox`,
       endpoints: { sharedInbox },
     },

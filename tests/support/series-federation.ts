@@ -23,11 +23,17 @@ export interface SeriesFederation {
   queue: number;
   /** Activities the follower's inbox received. */
   deliveries: number;
-  /** Distinct Create activities among them, one per occurrence expected. */
+  /** Distinct (inbox, Create) pairs among them: one per occurrence and inbox expected. */
   creates: number;
 }
 
-export async function measureSeriesFederation(): Promise<SeriesFederation> {
+/**
+ * `followers` followers, each with a shared inbox of its own on the
+ * receiver (from 5 inboxes on, Fedify fans out through the queue).
+ */
+export async function measureSeriesFederation(
+  followers = 1,
+): Promise<SeriesFederation & { inboxesServed: number }> {
   const receiver = startReceiver();
   const app = await startRemoteApp({
     env: { ALLOW_PRIVATE_ADDRESSES: "true", PUBLIC_CACHE_MS: "0" },
@@ -40,7 +46,9 @@ export async function measureSeriesFederation(): Promise<SeriesFederation> {
   const queue = app.ctx.federation.startQueue(stop.signal);
   try {
     const { ctx } = app;
-    await addFollower(ctx, receiver.inboxUrl(0));
+    for (let n = 0; n < followers; n++) {
+      await addFollower(ctx, receiver.inboxUrl(n), `follower${n}`);
+    }
     const owner = await createTestUser(ctx);
     const token = await loginToken(ctx, owner.email, owner.password);
     const start = Math.floor(ctx.clock.now().getTime() / 1000) + 3600;
@@ -68,7 +76,10 @@ export async function measureSeriesFederation(): Promise<SeriesFederation> {
     while (Date.now() < deadline) {
       await ctx.federation.drainQueue({ maxMs: 2_000 });
       received = [...receiver.perInbox.values()].reduce((a, b) => a + b, 0);
-      if (received >= occurrences && !ctx.federation.hasQueuedWork()) break;
+      if (
+        received >= occurrences * followers &&
+        !ctx.federation.hasQueuedWork()
+      ) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     // A last drain finds nothing left (and costs the look for it).
@@ -84,6 +95,7 @@ export async function measureSeriesFederation(): Promise<SeriesFederation> {
       creates: [...receiver.perDelivery.keys()].filter((k) =>
         k.includes("#create-")
       ).length,
+      inboxesServed: receiver.perInbox.size,
     };
   } finally {
     stop.abort();
