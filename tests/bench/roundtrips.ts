@@ -26,7 +26,9 @@ const series = await measureSeriesFederation();
 
 const width = Math.max(...rows.map((r) => r.name.length));
 if (markdown) {
-  console.log("| endpoint | round trips | publishing (after the response) |");
+  console.log(
+    "| endpoint | round trips | + federation publishing (same request, counted apart) |",
+  );
   console.log("|---|---:|---:|");
   for (const r of rows) {
     console.log(`| ${r.name} | ${r.roundTrips} | ${r.publishing || ""} |`);
