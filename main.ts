@@ -19,17 +19,9 @@ import {
 } from "./lib/config.ts";
 import { prepareInstance } from "./lib/instance.ts";
 import { createLogger } from "./lib/log.ts";
-import {
-  createDbMediaStore,
-  createS3MediaStore,
-  type MediaStore,
-} from "./lib/media/store.ts";
 import { runScheduledJobs, SCHEDULED_JOBS_INTERVAL_MS } from "./lib/jobs.ts";
 import { createQueueDrainer } from "./lib/federation/drainer.ts";
-import {
-  configureFedifyLogging,
-  createFederationForDatabase,
-} from "./lib/federation/setup.ts";
+import { assembleInstance } from "./lib/assemble.ts";
 import { createApp } from "./routes/mod.ts";
 
 /** Creates the folder of a `file:` database so a fresh clone just runs. */
@@ -71,28 +63,16 @@ async function serve(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const database = await open(config);
   const hasher = await createPasswordHasher(config.passwordHasher, log);
-  const { jwtSecret } = await prepareInstance(
-    database,
-    config,
-    hasher,
-    systemClock,
-    log,
-  );
-  const media: MediaStore = config.s3
-    ? createS3MediaStore(config.s3)
-    : createDbMediaStore(database.db, systemClock);
-  await configureFedifyLogging(
-    config.logLevel === "debug" ? "info" : "warning",
-  );
   // Deno Deploy (Deno.cron): isolates come and go, so no queue loop; the
   // queue is drained after the requests that enqueue and every minute by
   // Deno.cron, as on Workers. Elsewhere a loop drains it, woken at once by
   // this process's own work and retries, and looking for other processes'
   // work every half second on a file, every minute on a remote database.
   const cron = denoCron();
-  const federation = createFederationForDatabase(
+  const { config: appConfig, media, federation } = await assembleInstance(
     database,
     config,
+    hasher,
     systemClock,
     log,
     { manualQueue: cron !== null },
@@ -102,7 +82,7 @@ async function serve(config: Config): Promise<void> {
   const drainer = cron ? createQueueDrainer(federation, log) : null;
   const app = createApp({
     database,
-    config: { ...config, jwtSecret },
+    config: appConfig,
     clock: systemClock,
     hasher,
     log,

@@ -29,18 +29,9 @@ import {
 import type { DrainBudget } from "./lib/federation/store.ts";
 import type { FederationService } from "./lib/federation/service.ts";
 import { createQueueDrainer } from "./lib/federation/drainer.ts";
-import {
-  configureFedifyLogging,
-  createFederationForDatabase,
-} from "./lib/federation/setup.ts";
-import { prepareInstance } from "./lib/instance.ts";
+import { assembleInstance } from "./lib/assemble.ts";
 import { runScheduledJobs } from "./lib/jobs.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
-import {
-  createDbMediaStore,
-  createS3MediaStore,
-  type MediaStore,
-} from "./lib/media/store.ts";
 import { createApp } from "./routes/mod.ts";
 
 // workerd has no global Temporal, which our federation code uses (Fedify's
@@ -124,22 +115,10 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
   // Native addons do not load on Workers: the WASM hasher whatever
   // PASSWORD_HASHER says (both read each other's hashes).
   const hasher = await wasmHasher(await argon2Module());
-  const { jwtSecret } = await prepareInstance(
+  const { config: appConfig, media, federation } = await assembleInstance(
     database,
     config,
     hasher,
-    systemClock,
-    log,
-  );
-  const media: MediaStore = config.s3
-    ? createS3MediaStore(config.s3)
-    : createDbMediaStore(database.db, systemClock);
-  await configureFedifyLogging(
-    config.logLevel === "debug" ? "info" : "warning",
-  );
-  const federation = createFederationForDatabase(
-    database,
-    config,
     systemClock,
     log,
     { manualQueue: true },
@@ -151,7 +130,7 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
   );
   const app = createApp({
     database,
-    config: { ...config, jwtSecret },
+    config: appConfig,
     clock: systemClock,
     hasher,
     log,
