@@ -1,5 +1,6 @@
 /** POST /api/login/token: e-mail and password for an access token. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { authenticateWithPassword } from "../lib/auth/login.ts";
 import { issueAccessToken } from "../lib/auth/tokens.ts";
 import { clientAddress } from "./auth.ts";
@@ -60,15 +61,24 @@ export function loginRoutes(deps: RouteDeps) {
       password,
       clientAddress(c, deps.config),
     );
-    const { claims: _claims, ...token } = await issueAccessToken(
-      deps.tokens,
-      deps.clock,
-      user.id,
-      deps.config.accessTokenTtl,
-      { gen: user.token_generation },
-    );
-    c.header("Cache-Control", "no-store");
-    return c.json(token, 200);
+    return await loginTokenResponse(c, deps, user);
   });
   return app;
+}
+
+/** A fresh login token for `user`, answered as the login endpoint does (200, no-store). */
+export async function loginTokenResponse(
+  c: Context<AppEnv>,
+  deps: RouteDeps,
+  user: { id: number; token_generation: number },
+) {
+  const { claims: _claims, ...token } = await issueAccessToken(
+    deps.tokens,
+    deps.clock,
+    user.id,
+    deps.config.accessTokenTtl,
+    { gen: user.token_generation },
+  );
+  c.header("Cache-Control", "no-store");
+  return c.json(token, 200);
 }

@@ -11,14 +11,13 @@ import {
 } from "../lib/users.ts";
 import { notFound } from "../lib/errors.ts";
 import { changeOwnPassword } from "../lib/auth/password-change.ts";
-import { issueAccessToken } from "../lib/auth/tokens.ts";
 import {
   bearerSecurity,
   clientAddress,
   requireAuth,
   requireRole,
 } from "./auth.ts";
-import { TokenResponse } from "./login.ts";
+import { loginTokenResponse, TokenResponse } from "./login.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import {
   bodyOf,
@@ -200,15 +199,7 @@ export function userRoutes(deps: RouteDeps) {
         { current: body.current_password, next: body.new_password },
         clientAddress(c, deps.config),
       );
-      const { claims: _claims, ...token } = await issueAccessToken(
-        deps.tokens,
-        deps.clock,
-        user.id,
-        deps.config.accessTokenTtl,
-        { gen: user.token_generation },
-      );
-      c.header("Cache-Control", "no-store");
-      return c.json(token, 200);
+      return await loginTokenResponse(c, deps, user);
     },
   );
 
