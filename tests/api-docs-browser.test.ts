@@ -8,21 +8,12 @@
  * sideways nowhere. Screenshots go to tests/artifacts/.
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launchChromium, requireChromium } from "./browser.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startServerProcess } from "./helpers.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("./artifacts/", import.meta.url);
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch"];
-
-async function chromiumPresent(): Promise<boolean> {
-  try {
-    return (await Deno.stat(CHROMIUM)).isFile;
-  } catch {
-    return false;
-  }
-}
 
 interface Screen {
   name: string;
@@ -194,10 +185,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    assert.ok(
-      await chromiumPresent(),
-      `${CHROMIUM} is missing: install Debian's chromium: apt-get install -y chromium`,
-    );
+    await requireChromium();
     const dir = await Deno.makeTempDir({ prefix: "quando-apidocs-" });
     let quando: Awaited<ReturnType<typeof startServerProcess>> | undefined;
     let browser: Browser | undefined;
@@ -213,19 +201,7 @@ Deno.test({
         assert.ok(operations.includes(expected), expected);
       }
 
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      browser = await launchChromium();
       await Deno.mkdir(ARTIFACTS, { recursive: true });
 
       for (const screen of SCREENS) {

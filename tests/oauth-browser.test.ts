@@ -4,11 +4,10 @@
  * approves or denies, and lands on the client's redirect URI.
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launchChromium, requireChromium } from "./browser.ts";
 import type { Browser, Page } from "playwright-core";
 import { startServerProcess } from "./helpers.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("./artifacts/", import.meta.url);
 const ADMIN_EMAIL = "admin@example.org";
 const ADMIN_PASSWORD = "correct horse battery";
@@ -74,14 +73,6 @@ function authorizeUrl(
   return url.href;
 }
 
-async function chromiumPresent(): Promise<boolean> {
-  try {
-    return (await Deno.stat(CHROMIUM)).isFile;
-  } catch {
-    return false;
-  }
-}
-
 /** Waits for the browser to be on the callback URL and returns its query. */
 async function landOnCallback(
   page: Page,
@@ -99,10 +90,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    assert.ok(
-      await chromiumPresent(),
-      `${CHROMIUM} is missing: install Debian's chromium: apt-get install -y chromium`,
-    );
+    await requireChromium();
 
     const dir = await Deno.makeTempDir({ prefix: "quando-browser-" });
     const target = startCallbackServer();
@@ -132,19 +120,7 @@ Deno.test({
       assert.ok(client.client_id);
       assert.ok(client.client_secret);
 
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      browser = await launchChromium();
 
       // Scenario 1: wrong password, then approve, on a phone-sized screen.
       {

@@ -6,24 +6,15 @@
  * blocks nothing the page needs, and saves screenshots under tests/artifacts/.
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launchChromium, requireChromium } from "./browser.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startServerProcess } from "./helpers.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("./artifacts/", import.meta.url);
 const ADMIN_EMAIL = "admin@example.org";
 const ADMIN_PASSWORD = "correct horse battery";
 const TIMEZONE = "Europe/Rome";
 const LOCALE = "en-GB";
-
-async function chromiumPresent(): Promise<boolean> {
-  try {
-    return (await Deno.stat(CHROMIUM)).isFile;
-  } catch {
-    return false;
-  }
-}
 
 // --- a real PNG (the event's poster), so the screenshot shows an image ---
 
@@ -271,10 +262,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    assert.ok(
-      await chromiumPresent(),
-      `${CHROMIUM} is missing: install Debian's chromium: apt-get install -y chromium`,
-    );
+    await requireChromium();
     const dir = await Deno.makeTempDir({ prefix: "quando-pages-" });
     let quando: Awaited<ReturnType<typeof startServerProcess>> | undefined;
     let browser: Browser | undefined;
@@ -294,19 +282,7 @@ Deno.test({
         timeZone: TIMEZONE,
       }).format(new Date(jazz.start_datetime * 1000));
 
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      browser = await launchChromium();
       await Deno.mkdir(ARTIFACTS, { recursive: true });
 
       for (const vp of VIEWPORTS) {
