@@ -20,11 +20,11 @@ import { addMessage, listMessages } from "../lib/events/messages.ts";
 import {
   createEvent,
   deleteEvent,
-  type EventChange,
   type EventInput,
   toggleEvent,
   updateEvent,
   type WriteDeps,
+  type WriteResult,
 } from "../lib/events/write.ts";
 import { invalidRequest, notFound } from "../lib/errors.ts";
 import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";
@@ -451,11 +451,15 @@ export function eventRoutes(deps: RouteDeps) {
   const scoped = { scope: EVENT_WRITE_SCOPE };
   const writer = [requireAuth(deps, scoped)];
 
-  const writeDeps = async (): Promise<WriteDeps> => ({
-    db,
-    clock: deps.clock,
-    settings: await getSettings(db),
-  });
+  const writeDeps = async (): Promise<WriteDeps> => {
+    const settings = await getSettings(db);
+    return {
+      db,
+      clock: deps.clock,
+      settings,
+      publication: deps.federation?.publicationWrite(settings) ?? undefined,
+    };
+  };
 
   /**
    * Checks an attached image, then returns what stores it (counted against
@@ -490,24 +494,16 @@ export function eventRoutes(deps: RouteDeps) {
   };
 
   /**
-   * Tells the fediverse what a change did to an event and its occurrences.
-   * A federation failure is logged; the change itself has happened.
+   * Tells the fediverse what a change did to an event and its occurrences
+   * (its write queued that in its own batch). A failure is logged; the
+   * change itself has happened and the queue retries.
    */
-  const publish = async (change: EventChange & { id: number }) => {
-    const federation = deps.federation;
-    if (!federation) return;
-    const beforeById = new Map(change.before.map((e) => [e.id, e]));
-    const afterById = new Map(change.after.map((e) => [e.id, e]));
-    const pairs = [...new Set([...beforeById.keys(), ...afterById.keys()])]
-      .map((id) => ({
-        before: beforeById.get(id) ?? null,
-        after: afterById.get(id) ?? null,
-      }));
+  const publish = async (result: WriteResult<unknown>) => {
     try {
-      await federation.publishEventChanges(pairs);
+      await deps.federation?.publishWritten(result);
     } catch (err) {
       deps.log.error("federating an event change failed", {
-        event: change.id,
+        event: result.id,
         error: String(err),
       });
     }

@@ -46,7 +46,10 @@ export interface TestAppOptions {
   /** An already open database (for restart tests). */
   database?: Database;
   /** Queue options of the federation service (drain mode, concurrency). */
-  federation?: Pick<FederationSetupOptions, "manualQueue" | "concurrency">;
+  federation?: Pick<
+    FederationSetupOptions,
+    "manualQueue" | "concurrency" | "deferPublication"
+  >;
 }
 
 /**
@@ -86,7 +89,13 @@ export async function createTestApp(
     config,
     clock,
     silentLogger,
-    { ...options.federation, keyPairs: await testKeyPairs },
+    {
+      // Writes publish before they answer, as on an embedded database,
+      // unless a test asks for the deferred publication of remote ones.
+      deferPublication: false,
+      ...options.federation,
+      keyPairs: await testKeyPairs,
+    },
   );
   const app = createApp({
     database,

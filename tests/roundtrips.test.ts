@@ -2,7 +2,8 @@
  * Round trips on a remote database (DESIGN.md section 10), counted by the
  * local Hrana server (one per pipeline request: a statement, or a whole
  * batch): at most 2 for every public read, at most 4 for every event write
- * (federation publishing apart: it is not the request's); and a weekly
+ * on an instance with a follower (the write's publication is queued in its
+ * own batch; the queue does it after the response); and a weekly
  * series with 13 occurrences, created with one follower, takes fewer than 30
  * database calls in all, request, publishing and queue (delivery) work
  * included. tests/bench/roundtrips.ts prints the same figures.

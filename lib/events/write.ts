@@ -72,7 +72,28 @@ export interface WriteDeps {
   db: Db;
   clock: Clock;
   settings: Settings;
+  /**
+   * Queues the change's federation in the write's own batch (absent: not
+   * federated), so that a write and its publication commit together.
+   */
+  publication?: PublicationWrite;
 }
+
+/** A publication queued by a write's batch: its queue row and the write's time (ms). */
+export interface QueuedPublication {
+  id: number;
+  stamp: number;
+}
+
+/**
+ * The statements that queue the federation of a change to the event `ref`
+ * (and its occurrences), given the family before it; they read back the
+ * queued row (null when nothing of the change is on the fediverse).
+ */
+export type PublicationWrite = (
+  ref: SQL | number,
+  before: EventRow[],
+) => BatchRead<QueuedPublication | null>;
 
 type BatchItem = Parameters<Db["batch"]>[0][number];
 type PlaceRef =
@@ -571,10 +592,14 @@ export interface EventChange {
   after: EventRow[];
 }
 
-/** The result of a write: the event's id, the change, and the answer read after it. */
+/**
+ * The result of a write: the event's id, the change, the answer read after
+ * it, and the publication its batch queued (null: none).
+ */
 export interface WriteResult<T> extends EventChange {
   id: number;
   answer: T;
+  publication: QueuedPublication | null;
 }
 
 /**
@@ -635,22 +660,36 @@ const noAnswer: BatchRead<undefined> = {
  * after it and of the answer: one round trip.
  */
 async function writeAndRead<T>(
-  db: Db,
+  deps: WriteDeps,
   statements: BatchItem[],
   ref: SQL | number,
   before: EventRow[],
   respond: Respond<T> | undefined,
-): Promise<{ results: unknown[]; after: EventRow[]; answer: T }> {
+): Promise<{
+  results: unknown[];
+  after: EventRow[];
+  answer: T;
+  publication: QueuedPublication | null;
+}> {
+  const { db } = deps;
   const reads = allReads(
     familyQuery(db, ref, before.map((e) => e.id)),
     respond ? respond(ref) : noAnswer as BatchRead<T>,
+    deps.publication?.(ref, before) ?? noPublication,
   );
   const results = await db.batch(
     [...statements, ...reads.statements] as [BatchItem, ...BatchItem[]],
   );
-  const [after, answer] = reads.read(results.slice(statements.length));
-  return { results, after, answer };
+  const [after, answer, publication] = reads.read(
+    results.slice(statements.length),
+  );
+  return { results, after, answer, publication };
 }
+
+const noPublication: BatchRead<QueuedPublication | null> = {
+  statements: [],
+  read: () => null,
+};
 
 /**
  * Creates an event (and, for a series, its first occurrences) in one batch.
@@ -763,15 +802,15 @@ export async function createEvent<T = undefined>(
       );
     }
     if (base) {
-      const { results, after, answer } = await writeAndRead(
-        db,
+      const { results, after, answer, publication } = await writeAndRead(
+        deps,
         statements,
         slugRef,
         [],
         options.respond,
       );
       const id = (results[eventInsert] as { id: number }[])[0].id;
-      return { id, before: [], after, answer };
+      return { id, before: [], after, answer, publication };
     }
     // Titles with no Latin transliteration get `event-<id>`, and their
     // occurrences `event-<id>-<date>`: the answer is read once they have it.
@@ -784,6 +823,10 @@ export async function createEvent<T = undefined>(
         }).where(sql`${events.parentId} = ${slugRef}`),
       );
     }
+    // Queued while the temporary slug still names the event.
+    const queue = deps.publication?.(slugRef, []) ?? noPublication;
+    const queueAt = statements.length;
+    statements.push(...queue.statements);
     statements.push(
       db.update(events).set({ slug: sql`'event-' || ${events.id}` }).where(
         eq(events.slug, slug),
@@ -791,6 +834,9 @@ export async function createEvent<T = undefined>(
     );
     const results = await db.batch(statements as [BatchItem, ...BatchItem[]]);
     const id = (results[eventInsert] as { id: number }[])[0].id;
+    const publication = queue.read(
+      results.slice(queueAt, queueAt + queue.statements.length),
+    );
     const [after, answer] = await runRead(
       db,
       allReads(
@@ -798,7 +844,7 @@ export async function createEvent<T = undefined>(
         options.respond ? options.respond(id) : noAnswer as BatchRead<T>,
       ),
     );
-    return { id, before: [], after, answer };
+    return { id, before: [], after, answer, publication };
   });
 }
 
@@ -968,14 +1014,14 @@ export async function updateEvent<T = undefined>(
   }
   // Tags the event or its occurrences had and no event uses any more.
   statements.push(...pruneTagsStatement(db, familyTags));
-  const { after, answer } = await writeAndRead(
-    db,
+  const { after, answer, publication } = await writeAndRead(
+    deps,
     statements,
     id,
     family,
     options.respond,
   );
-  return { id, before: family, after, answer };
+  return { id, before: family, after, answer, publication };
 }
 
 /**
@@ -1023,14 +1069,14 @@ export async function toggleEvent<T = undefined>(
       ),
     );
   }
-  const { after, answer } = await writeAndRead(
-    db,
+  const { after, answer, publication } = await writeAndRead(
+    deps,
     statements,
     id,
     family,
     options.respond,
   );
-  return { id, before: family, after, answer };
+  return { id, before: family, after, answer, publication };
 }
 
 /**
@@ -1088,8 +1134,14 @@ export async function deleteEvent(
   statements.push(...pruneTagsStatement(db, familyTags));
   // Files only these events used go with them; past occurrences kept above still hold theirs.
   statements.push(...pruneMediaStatement(db, localMediaNames(mediaLists)));
-  const { after } = await writeAndRead(db, statements, id, family, undefined);
-  return { id, before: family, after, answer: undefined };
+  const { after, publication } = await writeAndRead(
+    deps,
+    statements,
+    id,
+    family,
+    undefined,
+  );
+  return { id, before: family, after, answer: undefined, publication };
 }
 
 /**

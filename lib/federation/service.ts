@@ -46,6 +46,7 @@ import {
   isNotNull,
   isNull,
   lt,
+  type SQL,
   sql,
 } from "drizzle-orm";
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -53,6 +54,7 @@ import type { Db } from "../../db/client.ts";
 import {
   events,
   eventTags,
+  fedifyQueue,
   type MediaItem,
   places,
   resources,
@@ -67,7 +69,13 @@ import {
   type BatchRead,
   runRead,
 } from "../events/load.ts";
-import { deleteEventsById, upsertRemoteEvent } from "../events/write.ts";
+import {
+  deleteEventsById,
+  type EventChange,
+  type PublicationWrite,
+  type QueuedPublication,
+  upsertRemoteEvent,
+} from "../events/write.ts";
 import type { Logger } from "../log.ts";
 import { getSettings, type Settings } from "../settings.ts";
 import {
@@ -106,11 +114,41 @@ import {
   type RemoteNote,
 } from "./parse.ts";
 
-/** What a queue needs for drainQueue. */
+/** What a queue needs for drainQueue (and to hear of rows queued by a write's batch). */
 export type DrainableQueue = Pick<
   LibsqlMessageQueue,
-  "drainListening" | "hasLocalWork"
+  "drainListening" | "hasLocalWork" | "noteEnqueued"
 >;
+
+/**
+ * A queued publication (a `fedify_queue` row written by an event write's own
+ * batch): the event the write named, the family before it, and the write's
+ * time, which makes the activities' ids the same however often it is handled.
+ */
+interface PublicationMessage {
+  type: "quando:publish";
+  event: number;
+  before: PublishedBefore[];
+  stamp: number;
+}
+
+/** What publishing needs of an event as it was before a change. */
+interface PublishedBefore {
+  id: number;
+  parentId: number | null;
+  federated: boolean;
+}
+
+function isPublicationMessage(message: unknown): message is PublicationMessage {
+  return (message as PublicationMessage | null)?.type === "quando:publish";
+}
+
+/**
+ * How long a publication queued by a write waits before the queue may take
+ * it when the writer publishes it itself (embedded databases): only a writer
+ * that died leaves it to the queue.
+ */
+export const PUBLICATION_GRACE_MS = 60_000;
 
 /** Remote events are kept this long after they end, then purged. */
 export const REMOTE_EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -135,6 +173,12 @@ export interface FederationDeps {
   keyPairs?: ActorKeyPairs;
   /** Tighter fetch limits (tests); Quando's defaults otherwise. */
   fetchLimits?: Partial<Omit<FetchLimits, "allowPrivateAddress">>;
+  /**
+   * Publications are left to the queue, after the response (remote
+   * databases, where each statement is a round trip); otherwise the writer
+   * publishes at once and the queue is only the fallback.
+   */
+  deferPublication?: boolean;
 }
 
 /** What the HTTP layer and the event writes use. */
@@ -147,17 +191,20 @@ export interface FederationService {
   handle(
     request: Request,
   ): Promise<{ response: Response } | { notAcceptable: boolean }>;
-  /** Sends Create, Update or Delete for a local event that changed. */
-  publishEventChange(
-    before: EventRow | null,
-    after: EventRow | null,
-  ): Promise<void>;
   /**
-   * publishEventChange for several events at once (a series and its
-   * occurrences), in a fixed number of round trips.
+   * The statements an event write adds to its batch to queue its
+   * publication (Create, Update or Delete of the event and its occurrences),
+   * so that the change and its federation commit together; null when
+   * federation is off.
    */
-  publishEventChanges(
-    changes: { before: EventRow | null; after: EventRow | null }[],
+  publicationWrite(settings: Settings): PublicationWrite | null;
+  /**
+   * After a write's batch: publishes what it queued now (embedded database;
+   * a failure leaves it to the queue) or wakes the queue for it (deferred
+   * publication: the response is not held up).
+   */
+  publishWritten(
+    change: EventChange & { publication: QueuedPublication | null },
   ): Promise<void>;
   /** Fetches an actor (URL, @user@host or instance domain), trusts and follows it. */
   addTrust(input: string): Promise<ApUserRow>;
@@ -255,7 +302,25 @@ export function createFederationService(
     around: (message, handle) => currentMessage.run(message, handle),
     log,
   });
-  const queue: MessageQueue = bundling.queue;
+  /** The queue as Fedify gets it, handling queued publications itself. */
+  const federationQueue: MessageQueue = {
+    get nativeRetrial() {
+      return bundling.queue.nativeRetrial;
+    },
+    enqueue: (message, options) => bundling.queue.enqueue(message, options),
+    enqueueMany: bundling.queue.enqueueMany
+      ? (messages, options) => bundling.queue.enqueueMany!(messages, options)
+      : undefined,
+    listen: (handler, options) =>
+      bundling.queue.listen(
+        (message) =>
+          isPublicationMessage(message)
+            ? publishQueued(message)
+            : handler(message),
+        options,
+      ),
+  };
+
   // The signature scheme of each peer, read and written around every
   // delivery, is remembered for a while.
   const kv = rememberSignatureSpecs(deps.kv);
@@ -275,7 +340,7 @@ export function createFederationService(
   });
   const federation = createFederation<void>({
     kv,
-    queue,
+    queue: federationQueue,
     manuallyStartQueue: true,
     origin: baseUrl,
     documentLoaderFactory: () => cachedLoader,
@@ -1169,20 +1234,31 @@ export function createFederationService(
     return null;
   }
 
+  /** What publishing keeps of an event as it was before a change. */
+  const beforeOf = (e: EventRow): PublishedBefore => ({
+    id: e.id,
+    parentId: e.parentId,
+    federated: isFederated(e),
+  });
+
   /**
    * Sends Create, Update or Delete for local events that changed (an event
    * and its occurrences, say). Round trips, whatever the number of events:
    * one read (places, tags, followers), one write (the objects as federated,
    * kept in ap_object and ld_signature), and one insert per ordering key and
    * delivery origin (the series' activities to one inbox are one queue row).
+   * Activity ids come from `stamp`, the write's time: publishing one change
+   * twice (a writer died before its queued publication was settled) sends
+   * the same activities, which receivers recognise.
    */
   async function publish(
-    changes: { before: EventRow | null; after: EventRow | null }[],
+    changes: { before: PublishedBefore | null; after: EventRow | null }[],
+    stamp: number,
   ): Promise<void> {
     const settings = await activeSettings();
     if (!settings) return;
     const relevant = changes.filter(({ before, after }) =>
-      isFederated(before) || isFederated(after)
+      before?.federated || isFederated(after)
     );
     if (relevant.length === 0) return;
     const published = relevant.flatMap(({ after }) =>
@@ -1199,11 +1275,10 @@ export function createFederationService(
     const ctx = federation.createContext(new URL(baseUrl));
     const sender = { identifier: settings.instance_actor };
     const actor = new URL(me(settings));
-    const stamp = clock.now().getTime();
     const updates: BatchItem[] = [];
     const activities: { activity: Activity; orderingKey: string }[] = [];
     for (const { before, after } of relevant) {
-      const was = isFederated(before);
+      const was = before?.federated ?? false;
       const event = (after ?? before)!;
       // One series' activities (its occurrences', those it detaches
       // included) share an ordering key: delivered in order, as one row.
@@ -1275,6 +1350,34 @@ export function createFederationService(
     });
   }
 
+  /** Pairs each event of a change with its row before it (by id). */
+  function changePairs(
+    before: PublishedBefore[],
+    after: EventRow[],
+  ): { before: PublishedBefore | null; after: EventRow | null }[] {
+    const beforeById = new Map(before.map((e) => [e.id, e]));
+    const afterById = new Map(after.map((e) => [e.id, e]));
+    return [...new Set([...beforeById.keys(), ...afterById.keys()])].map((
+      id,
+    ) => ({
+      before: beforeById.get(id) ?? null,
+      after: afterById.get(id) ?? null,
+    }));
+  }
+
+  /**
+   * Handles a publication from the queue: the event's family as it is now
+   * (one read) against the family the write saw before it.
+   */
+  async function publishQueued(message: PublicationMessage): Promise<void> {
+    if (!(await activeSettings())) return;
+    const ids = [message.event, ...message.before.map((b) => b.id)];
+    const after = await db.select().from(events).where(
+      sql`${events.id} in ${ids} or ${events.parentId} = ${message.event}`,
+    ) as EventRow[];
+    await publish(changePairs(message.before, after), message.stamp);
+  }
+
   return {
     federation,
 
@@ -1329,12 +1432,66 @@ export function createFederationService(
       return { response };
     },
 
-    publishEventChange(before, after) {
-      return publish([{ before, after }]);
+    publicationWrite(settings) {
+      if (!settings.enable_federation) return null;
+      return (ref, before) => {
+        const stamp = clock.now().getTime();
+        // Publications of one series are handled in order.
+        const named = typeof ref === "number"
+          ? before.find((e) => e.id === ref)
+          : undefined;
+        // Bound numbers reach SQLite as reals here: 1 would read "1.0" in
+        // the ordering key and the message.
+        const int = (value: SQL | number) => sql`cast(${value} as integer)`;
+        const rootId = int(named?.parentId ?? ref);
+        const wasFederated = before.some(isFederated);
+        const message = sql`json_object('type', 'quando:publish', 'event', ${
+          int(ref)
+        }, 'before', json(${JSON.stringify(before.map(beforeOf))}), 'stamp', ${
+          int(stamp)
+        })`;
+        const available = stamp +
+          (deps.deferPublication ? 0 : PUBLICATION_GRACE_MS);
+        // Queued only when something of the change is (or was) on the
+        // fediverse: a visible local event that is not a series template.
+        return {
+          statements: [
+            db.all<{ id: number }>(sql`
+              INSERT INTO fedify_queue (message, availableAt, orderingKey, createdAt)
+              SELECT ${message}, ${available}, 'quando:publish:' || ${rootId}, ${stamp}
+              WHERE ${wasFederated ? 1 : 0} OR EXISTS (
+                SELECT 1 FROM ${events}
+                WHERE (${events.id} = ${ref} OR ${events.parentId} = ${ref})
+                  AND ${events.is_visible} AND ${events.apUserApId} IS NULL
+                  AND NOT (${events.recurrent} IS NOT NULL AND ${events.parentId} IS NULL))
+              RETURNING id`),
+          ],
+          read(results) {
+            const row = (results[0] as { id: number }[])[0];
+            return row ? { id: row.id, stamp } : null;
+          },
+        };
+      };
     },
 
-    publishEventChanges(changes) {
-      return publish(changes);
+    async publishWritten({ before, after, publication }) {
+      if (!publication) return;
+      if (deps.deferPublication) {
+        source.noteEnqueued?.();
+        return;
+      }
+      try {
+        await publish(
+          changePairs(before.map(beforeOf), after),
+          publication.stamp,
+        );
+        await db.delete(fedifyQueue).where(eq(fedifyQueue.id, publication.id));
+      } catch (err) {
+        // The queued row stays: the queue publishes it once its grace is over.
+        log.error("federating an event change failed; the queue will retry", {
+          error: String(err),
+        });
+      }
     },
 
     async addTrust(input) {

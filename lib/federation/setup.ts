@@ -53,6 +53,12 @@ export interface FederationSetupOptions {
   outboxRetryPolicy?: RetryPolicy;
   /** Fixed key pairs (tests); otherwise generated once and stored. */
   keyPairs?: ActorKeyPairs;
+  /**
+   * Event writes leave their publication to the queue, after the response,
+   * instead of publishing before it. By default on remote databases, where
+   * publishing in the request would cost it several round trips.
+   */
+  deferPublication?: boolean;
 }
 
 /** The federation service for an app: libSQL KV and queue on the app's database. */
@@ -79,5 +85,6 @@ export function createFederationForDatabase(
     }),
     outboxRetryPolicy: options.outboxRetryPolicy,
     keyPairs: options.keyPairs,
+    deferPublication: options.deferPublication ?? !database.embedded,
   });
 }

@@ -343,6 +343,12 @@ export interface LibsqlMessageQueue extends MessageQueue {
    * started: a cheap test, with no query, of whether a drain is worth it.
    */
   hasLocalWork(): boolean;
+  /**
+   * Tells the queue that this process inserted a ready row itself (an event
+   * write queues its publication in its own batch): listeners wake at once,
+   * and `hasLocalWork` says so.
+   */
+  noteEnqueued(): void;
 }
 
 /** A claimed row, leased to us until `lockedUntil`. */
@@ -618,6 +624,11 @@ export function createLibsqlMessageQueue(
 
     hasLocalWork() {
       return local.enqueued > local.drainedUpTo;
+    },
+
+    noteEnqueued() {
+      local.enqueued++;
+      wakeListeners(db);
     },
 
     async drainListening(budget: DrainBudget): Promise<number> {

@@ -2,8 +2,9 @@
  * Round trips per endpoint on a remote database: the app over the local
  * Hrana-over-HTTP server (tests/support/hrana-server.ts), counting one per
  * pipeline request, as Turso bills and as Workers counts subrequests. Warm
- * path (settings read within the last second), public-read cache off;
- * federation publishing after a write is shown apart. Then the federated
+ * path (settings read within the last second), public-read cache off, one
+ * follower (a write's publication is queued in its batch and done by the
+ * queue after the response). Then the federated
  * creation of a 13-occurrence weekly series with one follower, the queue
  * drained: every database call, request and queue work included.
  *
@@ -26,22 +27,16 @@ const series = await measureSeriesFederation();
 
 const width = Math.max(...rows.map((r) => r.name.length));
 if (markdown) {
-  console.log(
-    "| endpoint | round trips | + federation publishing (same request, counted apart) |",
-  );
-  console.log("|---|---:|---:|");
+  console.log("| endpoint | round trips |");
+  console.log("|---|---:|");
   for (const r of rows) {
-    console.log(`| ${r.name} | ${r.roundTrips} | ${r.publishing || ""} |`);
+    console.log(`| ${r.name} | ${r.roundTrips} |`);
   }
 } else {
-  console.log(
-    `${"endpoint".padEnd(width)}  round trips  publishing`,
-  );
+  console.log(`${"endpoint".padEnd(width)}  round trips`);
   for (const r of rows) {
     console.log(
-      `${r.name.padEnd(width)}  ${String(r.roundTrips).padStart(11)}  ${
-        String(r.publishing || "").padStart(10)
-      }`,
+      `${r.name.padEnd(width)}  ${String(r.roundTrips).padStart(11)}`,
     );
   }
 }

@@ -49,7 +49,9 @@ export async function startRemoteApp(
     database,
     env: options.env,
     now: options.now,
-    federation: options.federation,
+    // As in production on a remote database: writes leave their
+    // publication to the queue, after the response.
+    federation: { deferPublication: true, ...options.federation },
   });
   let publishing = 0;
   countPublishing(ctx.federation, server, (n) => publishing += n);
@@ -82,7 +84,7 @@ function countPublishing(
   add: (n: number) => void,
 ): void {
   const target = federation as unknown as Record<string, unknown>;
-  for (const name of ["publishEventChange", "publishEventChanges"]) {
+  for (const name of ["publishWritten"]) {
     const original = target[name];
     if (typeof original !== "function") continue;
     target[name] = async (...args: unknown[]) => {

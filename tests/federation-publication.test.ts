@@ -1,0 +1,236 @@
+/**
+ * An event write queues its federation in its own batch (a `quando:publish`
+ * row of the delivery queue), so the change and its publication commit
+ * together. On an embedded database the writer publishes before answering;
+ * on a remote one (deferred) the queue does it after the response. Either
+ * way a writer that dies in between loses nothing: the queued row is
+ * published later, once.
+ */
+import assert from "node:assert/strict";
+import { sql } from "drizzle-orm";
+import { getSettings } from "../lib/settings.ts";
+import { createEvent as writeEvent } from "../lib/events/write.ts";
+import { startReceiver } from "./bench/receiver.ts";
+import { addFollower } from "./support/roundtrips.ts";
+import {
+  call,
+  createTestApp,
+  createTestUser,
+  loginToken,
+  type TestAppOptions,
+  type TestContext,
+} from "./helpers.ts";
+
+interface QueuedRow {
+  id: number;
+  type: string | null;
+  availableAt: number;
+}
+
+async function queued(ctx: TestContext): Promise<QueuedRow[]> {
+  return await ctx.database.db.all<QueuedRow>(sql`
+    SELECT id, json_extract(message, '$.type') AS type, availableAt
+    FROM fedify_queue ORDER BY id`);
+}
+
+async function publications(ctx: TestContext): Promise<QueuedRow[]> {
+  return (await queued(ctx)).filter((r) => r.type === "quando:publish");
+}
+
+function app(
+  federation: TestAppOptions["federation"],
+  database?: TestContext["database"],
+) {
+  return createTestApp({
+    database,
+    env: { ALLOW_PRIVATE_ADDRESSES: "true" },
+    // The queue's clock is the system's: "now" is real time here.
+    now: new Date().toISOString(),
+    federation,
+  });
+}
+
+async function postEvent(
+  ctx: TestContext,
+  token: string,
+  title = "Concert",
+): Promise<{ id: number; ap_object: unknown }> {
+  const start = Math.floor(Date.now() / 1000) + 86_400;
+  const res = await call(ctx, "POST", "/api/events", {
+    token,
+    json: {
+      title,
+      start_datetime: start,
+      end_datetime: start + 3600,
+      place_name: "Library",
+    },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body;
+}
+
+async function apObject(ctx: TestContext, id: number): Promise<unknown> {
+  const res = await call(ctx, "GET", `/api/events/${id}`);
+  assert.equal(res.status, 200);
+  return (await res.json()).ap_object;
+}
+
+/** The activity ids the receiver got, in any order. */
+function received(receiver: ReturnType<typeof startReceiver>): string[] {
+  return [...receiver.perDelivery.entries()].flatMap(([key, n]) =>
+    Array(n).fill(key.split(" ")[1])
+  );
+}
+
+Deno.test("deferred publication: the write answers with its publication queued in the same batch; the drain after it sends the Create once", async () => {
+  const receiver = startReceiver();
+  const ctx = await app({ deferPublication: true, manualQueue: true });
+  const stop = new AbortController();
+  const queue = ctx.federation.startQueue(stop.signal);
+  try {
+    await addFollower(ctx, receiver.inboxUrl(0));
+    const user = await createTestUser(ctx);
+    const token = await loginToken(ctx, user.email, user.password);
+    const event = await postEvent(ctx, token);
+    // Nothing was published in the request: the row waits for the queue.
+    assert.equal(event.ap_object, null);
+    const rows = await publications(ctx);
+    assert.equal(rows.length, 1);
+    assert.ok(Math.abs(rows[0].availableAt - Date.now()) < 10_000);
+    assert.equal(ctx.federation.hasQueuedWork(), true);
+    assert.deepEqual(received(receiver), []);
+
+    await ctx.federation.drainQueue({ maxMs: 10_000 });
+    assert.deepEqual(await queued(ctx), []);
+    const ids = received(receiver);
+    assert.equal(ids.length, 1, ids.join());
+    assert.match(ids[0], new RegExp(`/federation/m/${event.id}#create-\\d+$`));
+    const object = await apObject(ctx, event.id) as { id: string };
+    assert.equal(object.id.endsWith(`/federation/m/${event.id}`), true);
+
+    // A hidden event is not on the fediverse: nothing is queued for it.
+    const start = Math.floor(Date.now() / 1000) + 86_400;
+    const hidden = await call(ctx, "POST", "/api/events", {
+      token,
+      json: {
+        title: "Draft",
+        start_datetime: start,
+        place_name: "Library",
+        is_visible: false,
+      },
+    });
+    assert.equal(hidden.status, 201);
+    assert.deepEqual(await publications(ctx), []);
+  } finally {
+    stop.abort();
+    await queue;
+    ctx.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("deferred publication: an isolate that dies before draining loses nothing; another drains its publications once, in order", async () => {
+  const receiver = startReceiver();
+  const first = await app({ deferPublication: true, manualQueue: true });
+  const stop = new AbortController();
+  let second: TestContext | null = null;
+  try {
+    await addFollower(first, receiver.inboxUrl(0));
+    const user = await createTestUser(first);
+    const token = await loginToken(first, user.email, user.password);
+    const event = await postEvent(first, token);
+    const put = await call(first, "PATCH", `/api/events/${event.id}`, {
+      token,
+      json: { title: "Concert (moved)" },
+    });
+    assert.equal(put.status, 200);
+    // The first isolate ends here without draining. Another one, over the
+    // same database, finds the publications.
+    assert.equal((await publications(first)).length, 2);
+    second = await app(
+      { deferPublication: true, manualQueue: true },
+      first.database,
+    );
+    const queue = second.federation.startQueue(stop.signal);
+    await second.federation.drainQueue({ maxMs: 10_000 });
+    await second.federation.drainQueue({ maxMs: 1_000 });
+    stop.abort();
+    await queue;
+    const ids = received(receiver);
+    assert.equal(ids.length, 2, ids.join());
+    assert.match(ids[0], /#create-\d+$/);
+    assert.match(ids[1], /#update-\d+$/);
+    assert.deepEqual(await queued(second), []);
+  } finally {
+    stop.abort();
+    first.close();
+    await receiver.close();
+  }
+});
+
+Deno.test("embedded database: the writer publishes before answering and settles its queued row; a writer that died leaves it to the queue after the grace", async () => {
+  const receiver = startReceiver();
+  const ctx = await app({});
+  const stop = new AbortController();
+  const queue = ctx.federation.startQueue(stop.signal);
+  try {
+    await addFollower(ctx, receiver.inboxUrl(0));
+    const user = await createTestUser(ctx);
+    const token = await loginToken(ctx, user.email, user.password);
+    const event = await postEvent(ctx, token);
+    // Published before the answer was sent.
+    assert.notEqual(await apObject(ctx, event.id), null);
+    assert.deepEqual(await publications(ctx), []);
+    assert.equal(
+      await receiver.whenAllReceived(
+        `http://quando.test/federation/m/${event.id}#create-`,
+        1,
+        10_000,
+      ),
+      true,
+    );
+
+    // A writer that dies right after its batch: the write and its queued
+    // publication are committed, the publication itself never ran.
+    const settings = await getSettings(ctx.database.db);
+    const start = Math.floor(Date.now() / 1000) + 86_400;
+    const written = await writeEvent(
+      {
+        db: ctx.database.db,
+        clock: ctx.clock,
+        settings,
+        publication: ctx.federation.publicationWrite(settings)!,
+      },
+      user.user,
+      { title: "Orphan", start_datetime: start, place_name: "Library" },
+    );
+    assert.ok(written.publication);
+    const [row] = await publications(ctx);
+    assert.equal(row.id, written.publication.id);
+    // Not before the grace: a live writer is still publishing it.
+    assert.ok(row.availableAt > Date.now() + 50_000);
+    // The grace is over (as if a minute had passed).
+    await ctx.database.db.run(
+      sql`UPDATE fedify_queue SET availableAt = ${Date.now()} WHERE id = ${row.id}`,
+    );
+    assert.equal(
+      await receiver.whenAllReceived(
+        `http://quando.test/federation/m/${written.id}#create-`,
+        1,
+        10_000,
+      ),
+      true,
+    );
+    assert.notEqual(await apObject(ctx, written.id), null);
+    assert.equal(
+      received(receiver).filter((id) => id.includes("#create-")).length,
+      2,
+    );
+  } finally {
+    stop.abort();
+    await queue;
+    ctx.close();
+    await receiver.close();
+  }
+});
