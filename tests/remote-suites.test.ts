@@ -16,7 +16,7 @@ const SUITES = [
 Deno.test("the API, OAuth, federation and feed suites pass on a remote (Hrana) database", async () => {
   const root = new URL("..", import.meta.url);
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "--allow-all", ...SUITES],
+    args: ["test", "--config", "deno.dev.json", "--allow-all", ...SUITES],
     cwd: root,
     env: { QUANDO_TEST_DATABASE: "hrana", NO_COLOR: "1", RUST_BACKTRACE: "0" },
     stdout: "piped",
