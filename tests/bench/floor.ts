@@ -1,0 +1,132 @@
+/**
+ * The request floor: what the app's middleware costs before and around a
+ * route, against a bare Hono app on the same Deno in the same run (the
+ * runtime's limit on this machine). Measures a bare route, the app's 404,
+ * /api/health, a cached public read and the uncached read of one event, with
+ * wrk on loopback.
+ *
+ *   deno task bench:floor            (or deno run -A tests/bench/floor.ts)
+ *   FLOOR_SECONDS=5 FLOOR_CONNECTIONS=32 deno run -A tests/bench/floor.ts
+ */
+import { join } from "node:path";
+import { createDatabase, seedEvents } from "./seed.ts";
+import { freePort, ROOT, startServer } from "./server.ts";
+import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
+
+const SECONDS = Number(Deno.env.get("FLOOR_SECONDS") ?? 5);
+const CONNECTIONS = Number(Deno.env.get("FLOOR_CONNECTIONS") ?? 32);
+
+const log = (line: string) => console.error(line);
+
+/** A bare Hono app with one JSON route, in a process of its own. */
+async function startBare(): Promise<{ base: string; stop(): Promise<void> }> {
+  const port = freePort();
+  const code = `
+    import { Hono } from "hono";
+    const app = new Hono();
+    app.get("/bare", (c) => c.json({ status: "ok" }));
+    Deno.serve({ port: ${port}, hostname: "127.0.0.1", onListen() {} }, app.fetch);
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "--config",
+      join(ROOT, "deno.json"),
+      "--v8-flags=--max-old-space-size=128,--max-semi-space-size=2",
+      code,
+    ],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(`${base}/bare`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return {
+    base,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+const wrk = await ensureWrk(log);
+const dir = await Deno.makeTempDir({ prefix: "quando-floor-" });
+const path = join(dir, "floor.db");
+const database = await createDatabase(path);
+const seeded = await seedEvents(database, 1000);
+database.close();
+const eventId = seeded.sampleEventId;
+
+const bare = await startBare();
+const server = await startServer({
+  DATABASE_URL: `file:${path}`,
+  LOG_LEVEL: "warning",
+});
+const rows: { name: string; result: WrkResult }[] = [];
+try {
+  const measure = async (name: string, url: string) => {
+    // Warm-up, then the measured run.
+    await runWrk(wrk, {
+      url,
+      connections: CONNECTIONS,
+      threads: 2,
+      duration: 1,
+    });
+    const result = await runWrk(wrk, {
+      url,
+      connections: CONNECTIONS,
+      threads: 2,
+      duration: SECONDS,
+    });
+    rows.push({ name, result });
+    log(`${name}: ${Math.round(result.requestsPerSec)} req/s`);
+  };
+  await measure("bare Hono route (runtime limit)", `${bare.base}/bare`);
+  await measure("app: unknown path (404)", `${server.base}/nope`);
+  await measure("app: GET /api/health", `${server.base}/api/health`);
+  await measure(
+    "app: GET /api/events/{id} (cached)",
+    `${server.base}/api/events/${eventId}`,
+  );
+  await server.stop();
+  const uncached = await startServer({
+    DATABASE_URL: `file:${path}`,
+    LOG_LEVEL: "warning",
+    PUBLIC_CACHE_MS: "0",
+  });
+  try {
+    await measure(
+      "app, cache off: GET /api/events/{id}",
+      `${uncached.base}/api/events/${eventId}`,
+    );
+  } finally {
+    await uncached.stop();
+  }
+} finally {
+  await server.stop();
+  await bare.stop();
+  await Deno.remove(dir, { recursive: true });
+}
+
+const limit = rows[0].result.requestsPerSec;
+console.log(
+  `| request (${CONNECTIONS} connections, ${SECONDS} s) | req/s | p50 | p99 | of the runtime's limit |`,
+);
+console.log("|---|---:|---:|---:|---:|");
+for (const { name, result } of rows) {
+  console.log(
+    `| ${name} | ${Math.round(result.requestsPerSec)} | ${
+      result.p50.toFixed(2)
+    } ms | ${result.p99.toFixed(2)} ms | ${
+      Math.round(result.requestsPerSec / limit * 100)
+    }% |`,
+  );
+}
