@@ -5,7 +5,7 @@
  * /api/health, a cached public read and the uncached read of one event, with
  * wrk on loopback.
  *
- *   deno task bench:floor            (or deno run -A tests/bench/floor.ts)
+ *   deno task bench:floor
  *   FLOOR_SECONDS=5 FLOOR_CONNECTIONS=32 deno run -A tests/bench/floor.ts
  */
 import { join } from "node:path";
