@@ -1,13 +1,16 @@
 /**
- * Opens the database by URL scheme (Deno). Local files and `:memory:` use the
- * native libSQL addon, imported dynamically; `libsql://`, `https://` and
+ * Opens the database by URL scheme (Deno). Local files and `:memory:` use
+ * Deno's built-in SQLite through db/embedded.ts; `libsql://`, `https://` and
  * `http://` use the HTTP client of `db/remote.ts`, the only part an edge
  * build (worker.ts) imports.
  */
+import { DatabaseSync } from "node:sqlite";
+import { EmbeddedClient } from "./embedded.ts";
 import {
   countWrites,
   type Database,
   databaseHandle,
+  type Db,
   fullSchema,
   isEmbeddedUrl,
   openRemoteDatabase,
@@ -29,32 +32,27 @@ interface ChangeWatcher {
 
 /**
  * A connection of its own to the database file behind `client`, kept to read
- * `PRAGMA data_version`, which changes whenever another connection (any of
- * the client's pool, the CLI, a second server) commits a change. One
- * prepared statement read with `get()`: the client's `execute()` prepares a
- * statement and a row iterator each time, and under Deno's Node-API layer
- * each of those native objects leaves ~50 bytes behind for good, too much for
- * a call made on every cached read. Null for `:memory:`.
+ * `PRAGMA data_version`, which changes whenever another connection (another
+ * process: the CLI, a second server) commits a change; the client's own
+ * commits do not change it on the client's connection, so they are read here
+ * too. One prepared statement, reused: it is read on every cached read. Null
+ * for `:memory:`.
  */
-async function openChangeWatcher(
-  client: { execute(sql: string): Promise<{ rows: ArrayLike<unknown>[] }> },
-): Promise<ChangeWatcher | null> {
-  const list = await client.execute("PRAGMA database_list");
+function openChangeWatcher(client: EmbeddedClient): ChangeWatcher | null {
+  const list = client.run("PRAGMA database_list");
   // Columns: seq, name, file. The file is absolute, as SQLite resolved it.
-  const main = Array.from(list.rows).find((row) => row[1] === "main");
+  const main = list.rows.find((row) => row[1] === "main");
   const file = typeof main?.[2] === "string" ? main[2] : "";
   if (!file) return null;
-  const { default: Libsql } = await import("libsql");
-  const connection = new Libsql(file);
+  const connection = new DatabaseSync(file);
   connection.exec("PRAGMA query_only = 1");
   const statement = connection.prepare("PRAGMA data_version");
+  statement.setReturnArrays(true);
   let open = true;
   return {
     dataVersion() {
-      // libSQL still answers a closed connection's prepared statements.
       if (!open) throw new Error("The database is closed");
-      return (statement.get() as { data_version?: unknown } | undefined)
-        ?.data_version;
+      return (statement.get() as unknown as unknown[] | undefined)?.[0];
     },
     close() {
       open = false;
@@ -75,17 +73,21 @@ export async function openDatabase(
   return database;
 }
 
-/** The embedded engine on a `file:` or `:memory:` URL. */
+/**
+ * The embedded engine on a `file:` or `:memory:` URL: one `node:sqlite`
+ * connection with a statement cache (db/embedded.ts), so `:memory:` is one
+ * database per call.
+ */
 async function openEmbeddedDatabase(url: string): Promise<Database> {
   const counter = { count: 0 };
-  const { createClient } = await import("@libsql/client");
-  const { drizzle } = await import("drizzle-orm/libsql");
-  const client = countWrites(createClient({ url }), counter);
+  // The web entry: the same driver, without loading the native libsql addon.
+  const { drizzle } = await import("drizzle-orm/libsql/web");
+  const client = countWrites(new EmbeddedClient(url), counter);
   // Foreign keys are off by default in SQLite; WAL lets readers run beside a writer.
   await client.execute("PRAGMA foreign_keys = ON");
   if (url !== ":memory:") await client.execute("PRAGMA journal_mode = WAL");
-  const db = drizzle(client, { schema: fullSchema });
-  const watcher = await openChangeWatcher(client);
+  const db = drizzle(client, { schema: fullSchema }) as unknown as Db;
+  const watcher = openChangeWatcher(client);
   return databaseHandle({
     db,
     embedded: true,
@@ -93,7 +95,6 @@ async function openEmbeddedDatabase(url: string): Promise<Database> {
     dataVersion: watcher?.dataVersion ??
       // :memory: has one connection and no other writer: the counter suffices.
       (() => 0),
-    // The watcher's prepared statement creates no native objects per call.
     ping: watcher
       ? () => Promise.resolve(watcher.dataVersion())
       : () => client.execute("select 1"),

@@ -37,7 +37,8 @@ export interface HranaProcessOptions {
 }
 
 const SCRIPT = new URL("./hrana-server.ts", import.meta.url).pathname;
-const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+// The test configuration: the server runs on the native libsql addon.
+const CONFIG = new URL("../../deno.dev.json", import.meta.url).pathname;
 
 function freePort(): number {
   const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
