@@ -5,7 +5,7 @@
  * evaluates a Worker's modules before it listens). Prints the median of
  * several runs of each, and the bundle's size.
  *
- *   deno run -A tools/worker-measure.ts [--runs N]
+ *   deno run --config deno.dev.json -A tools/worker-measure.ts [--runs N]
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

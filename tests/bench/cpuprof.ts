@@ -2,7 +2,7 @@
  * Summarises a V8 CPU profile (`deno run --cpu-prof`): self time by function
  * and by package, and inclusive time of the functions named on the command line.
  *
- *   deno run -A tests/bench/cpuprof.ts <file.cpuprofile> [top=25] [name...]
+ *   deno run --config deno.dev.json -A tests/bench/cpuprof.ts <file.cpuprofile> [top=25] [name...]
  */
 
 interface Node {

@@ -6,7 +6,7 @@
  * wrk on loopback.
  *
  *   deno task bench:floor
- *   FLOOR_SECONDS=5 FLOOR_CONNECTIONS=32 deno run -A tests/bench/floor.ts
+ *   FLOOR_SECONDS=5 FLOOR_CONNECTIONS=32 deno run --config deno.dev.json -A tests/bench/floor.ts
  */
 import { join } from "node:path";
 import { createDatabase, seedEvents } from "./seed.ts";

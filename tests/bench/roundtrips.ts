@@ -8,7 +8,7 @@
  * creation of a 13-occurrence weekly series with one follower, the queue
  * drained: every database call, request and queue work included.
  *
- *   deno run -A tests/bench/roundtrips.ts [--markdown]
+ *   deno run --config deno.dev.json -A tests/bench/roundtrips.ts [--markdown]
  */
 import { measureAll, startRemoteApp } from "../support/roundtrips.ts";
 import { measureSeriesFederation } from "../support/series-federation.ts";

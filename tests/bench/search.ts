@@ -4,7 +4,7 @@
  * search), then times searches and an /api/health sent while each runs (the
  * embedded engine runs on the main thread: a slow query delays everything).
  *
- *   deno run -A tests/bench/search.ts [aEvents=20000] [realistic=20000] [runs=3]
+ *   deno run --config deno.dev.json -A tests/bench/search.ts [aEvents=20000] [realistic=20000] [runs=3]
  */
 import { join } from "node:path";
 import { events } from "../../db/schema.ts";

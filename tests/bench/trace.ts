@@ -4,7 +4,7 @@
  * prints every statement of the last one with its row count and time, plus
  * the mean time per request. For diagnosing what the benchmark shows.
  *
- *   deno run -A tests/bench/trace.ts <db file> <path> [n=50] [METHOD] [json body]
+ *   deno run --config deno.dev.json -A tests/bench/trace.ts <db file> <path> [n=50] [METHOD] [json body]
  *
  * Writes go to the copy; the original file is not touched. A POST is sent
  * with a login token of the ADMIN_EMAIL/ADMIN_PASSWORD admin it creates.

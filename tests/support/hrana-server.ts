@@ -54,7 +54,7 @@
  * - `rows_read` is the number of rows returned (sqld counts rows scanned),
  *   `rows_written` the rows changed including by triggers.
  *
- * Run as a script: `deno run -A tests/support/hrana-server.ts --db FILE
+ * Run as a script: `deno run --config deno.dev.json -A tests/support/hrana-server.ts --db FILE
  * (or --namespaces DIR, or both) [--port N] [--host H] [--auth-token T] [--namespaces DIR]
  * [--foreign-keys off] [--error-codes extended] [--stream-idle-ms MS]
  * [--exit-with-stdin] [--remove-namespaces-on-exit]`. It prints
