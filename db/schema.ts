@@ -1,5 +1,5 @@
 /**
- * Drizzle schema. Column names are the interface document's field names
+ * Drizzle schema. Column names are the API's field names
  * (`start_datetime`, `is_visible`, `userId`, `createdAt`, ...), so the wire
  * shapes map onto rows without renaming.
  */

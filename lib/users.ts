@@ -10,7 +10,7 @@ import { revokeUserGrantsStatements } from "./oauth/grants.ts";
 
 export type UserRow = typeof users.$inferSelect;
 
-/** The User resource of the interface document. Never carries the password hash. */
+/** The User resource of the API (docs/API.md). Never carries the password hash. */
 export interface UserJson {
   id: number;
   email: string;

@@ -1,6 +1,6 @@
 /**
  * GET and POST /authorize: the authorization endpoint with its server-rendered
- * consent page (RFC 6749 section 4.1.1, DESIGN.md section 5).
+ * consent page (RFC 6749 section 4.1.1; docs/API.md).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";

@@ -1,4 +1,4 @@
-/** The one place errors become responses (DESIGN.md section 3). */
+/** The one place errors become responses (docs/API.md). */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError, invalidRequest } from "../lib/errors.ts";
 
-/** The project's error body (DESIGN.md section 3). */
+/** The project's error body (docs/API.md). */
 export const ErrorSchema = z.object({
   error: z.string().openapi({ example: "invalid_request" }),
   message: z.string(),

@@ -3,8 +3,8 @@
  *
  * `tests/fixtures/activitypub/` holds Quando's own fixtures, written by us in
  * the shapes Mastodon, Mobilizon and Gancio send: always there, always run.
- * `../shared/fixtures/activitypub/` (beside the repository, never inside it:
- * DESIGN.md section 12) holds payloads captured from other projects' public
+ * `../shared/fixtures/activitypub/` (beside the repository, never inside it,
+ * as they are other projects' data) holds payloads captured from other projects' public
  * deployments; a clone from a forge does not have it, so the tests run over it
  * only when it is present, and say so when it is not.
  */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../lib/config.ts";
 
-Deno.test("configuration defaults follow DESIGN.md", () => {
+Deno.test("configuration defaults are those of docs/CONFIGURATION.md", () => {
   const c = loadConfig({});
   assert.equal(c.port, 8000);
   assert.equal(c.host, "0.0.0.0");

@@ -1,6 +1,6 @@
 /**
  * Moderation and curation (issue 6): the resources list, resource moderation,
- * collections, filters and their semantics (DESIGN.md sections 3, 4, 6, 8).
+ * collections, filters and their semantics (docs/API.md).
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";

@@ -1,7 +1,7 @@
 /**
  * Mastodon, Mobilizon and Gancio payloads delivered to a running Quando over
  * HTTP, signed like their servers sign them, and checked against the effects
- * DESIGN.md section 7 gives them. Two sets go through the same steps:
+ * docs/FEDERATION.md gives them. Two sets go through the same steps:
  * Quando's own fixtures (`tests/fixtures/activitypub/`, written by us in the
  * shapes those servers send), always; and the payloads captured from other
  * projects' deployments (`../shared/fixtures/activitypub/`, beside the

@@ -1,7 +1,7 @@
 /**
  * The federation surface through HTTP: the instance actor, WebFinger,
  * NodeInfo, event objects, collections, the inbox's refusals and the admin
- * endpoints for remote actors and instances (DESIGN.md section 7).
+ * endpoints for remote actors and instances (docs/FEDERATION.md).
  */
 import assert from "node:assert/strict";
 import { apUsers, instances, resources } from "../db/schema.ts";

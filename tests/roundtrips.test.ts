@@ -1,5 +1,5 @@
 /**
- * Round trips on a remote database (DESIGN.md section 10), counted by the
+ * Round trips on a remote database (docs/DEPLOY.md), counted by the
  * local Hrana server (one per pipeline request: a statement, or a whole
  * batch): at most 2 for every public read, at most 4 for every event write
  * on an instance with a follower (the write's publication is queued in its

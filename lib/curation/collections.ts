@@ -1,5 +1,5 @@
 /**
- * Collections and their filters (DESIGN.md section 8): named selections of
+ * Collections and their filters (docs/API.md): named selections of
  * events, computed in SQL with the same listing rule as the tag endpoint.
  */
 import {
@@ -40,7 +40,7 @@ import { cleanTag } from "../events/tags.ts";
 export type CollectionRow = typeof collections.$inferSelect;
 export type FilterRow = typeof filters.$inferSelect;
 
-/** The Filter shape of INTERFACE.md. */
+/** The Filter shape of the API. */
 export function serializeFilter(f: FilterRow) {
   return {
     id: f.id,

@@ -14,7 +14,7 @@ export function domainOf(apId: string): string {
   return new URL(apId).host;
 }
 
-/** The Instance shape of INTERFACE.md (without its actors). */
+/** The Instance shape of the API (without its actors). */
 export function serializeInstance(row: InstanceRow) {
   return {
     domain: row.domain,
@@ -27,7 +27,7 @@ export function serializeInstance(row: InstanceRow) {
   };
 }
 
-/** The AP actor shape of INTERFACE.md with its instance (no events or resources). */
+/** The AP actor shape of the API with its instance (no events or resources). */
 export function serializeApActor(row: ApUserRow, instance: InstanceRow | null) {
   return {
     ap_id: row.ap_id,

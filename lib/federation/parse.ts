@@ -1,6 +1,6 @@
 /**
  * ActivityPub JSON from other servers -> Quando's data. Pure functions: no I/O,
- * no database. Parsing is liberal (DESIGN.md section 7): Gancio, Mobilizon and
+ * no database. Parsing is liberal (docs/FEDERATION.md): Gancio, Mobilizon and
  * Mastodon each shape events, places and replies a little differently, and a
  * peer's oddity should cost a field, not the whole object. Only what Quando
  * cannot do without (id, title, start) rejects an object. Nothing here throws:

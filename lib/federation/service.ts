@@ -552,7 +552,7 @@ export function createFederationService(
         and(
           isNull(events.apUserApId),
           eq(events.is_visible, true),
-          // Upcoming while not over (DESIGN.md section 6), ongoing included.
+          // Upcoming while not over (docs/API.md), ongoing included.
           gte(
             sql`coalesce(${events.end_datetime}, ${events.start_datetime})`,
             now,

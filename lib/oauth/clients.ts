@@ -87,7 +87,7 @@ export async function registerClient(
   return { client, secret };
 }
 
-/** The Application shape of INTERFACE.md, plus the authentication method. */
+/** The Application shape of the API (docs/API.md), plus the authentication method. */
 export function serializeApplication(
   client: OAuthClientRow,
   secret: string | null,

@@ -2,7 +2,7 @@
  * Round trips per endpoint on a remote database: the app over the local
  * Hrana server (hrana-server.ts), whose request counter counts one per
  * pipeline POST (a statement, or a whole `db.batch`). Shared by
- * tests/roundtrips.test.ts (which asserts the bounds of DESIGN.md section 10)
+ * tests/roundtrips.test.ts (which asserts the bounds of docs/DEPLOY.md)
  * and tests/bench/roundtrips.ts (which prints them).
  *
  * Each endpoint is measured on the warm path: instance settings already read
