@@ -12,6 +12,7 @@ import {
   tags,
   users,
 } from "../../db/schema.ts";
+import { prebuiltStatements } from "../prebuilt.ts";
 import type { UserRow } from "../users.ts";
 import { canSeeEvent, isModerator } from "./access.ts";
 import {
@@ -223,33 +224,43 @@ export function summaryQuery(
   };
 }
 
+/** What the statements of an event's full form depend on, besides values. */
+interface FullShape {
+  moderator: boolean;
+  signedIn: boolean;
+  justCreated: boolean;
+}
+
+/** A value of a statement: given, an SQL expression, or a placeholder. */
+type Value =
+  | SQL
+  | SQL.Aliased
+  | number
+  | null
+  | ReturnType<typeof sql.placeholder>;
+
 /**
- * The full form of an event as `viewer` may see it, or null when it does not
- * exist or is hidden from the viewer: one batch of statements that name the
- * event by `ref` (its id, or an SQL expression giving it, such as a lookup by
- * slug inside the batch that creates it), so that it can end a write's batch
- * and read what the write did. Statements that depend on the event's own
- * columns (owner, place, parent, actor) read them through a subquery.
+ * The statements of an event's full form (see eventFullQuery), the event
+ * named by `ref`, for a viewer `viewerId` (null: anonymous) at `now`.
  */
-export function eventFullQuery(
+function eventFullStatements(
   db: Db,
-  ref: SQL | number,
-  viewer: UserRow | null,
-  now: number,
-  options: { justCreated?: boolean } = {},
-): BatchRead<EventFull | null> {
+  ref: Value,
+  viewerId: Value,
+  now: Value,
+  shape: FullShape,
+) {
   const idIs = (column: SQLiteColumn) => sql`${column} = ${ref}`;
   /** A column of the event, as a scalar subquery. */
   const own = (column: SQLiteColumn) =>
     sql`(select ${column} from ${events} where ${events.id} = ${ref})`;
-  const moderator = isModerator(viewer);
   const mayEdit = (): SQL | undefined =>
-    moderator
+    shape.moderator
       ? undefined
-      : viewer
-      ? sql`(${events.is_visible} = 1 or ${own(events.userId)} = ${viewer.id})`
+      : shape.signedIn
+      ? sql`(${events.is_visible} = 1 or ${own(events.userId)} = ${viewerId})`
       : eq(events.is_visible, true);
-  const statements: BatchItem[] = [
+  const statements = [
     db.select().from(events).where(idIs(events.id)),
     db.select().from(users).where(sql`${users.id} = ${own(events.userId)}`),
     db.select().from(places).where(sql`${places.id} = ${own(events.placeId)}`),
@@ -277,34 +288,76 @@ export function eventFullQuery(
       sql`${apUsers.ap_id} = ${own(events.apUserApId)}`,
     ),
   ];
-  // Messages: all for moderators, those marked visible for the owner. An
-  // event created a moment ago has no messages and no resources yet.
-  const withMessages = viewer !== null && !options.justCreated;
+  const withMessages = shape.signedIn && !shape.justCreated;
+  const more = [];
   if (withMessages) {
-    statements.push(
+    more.push(
       db.select().from(messages).where(
         and(
           idIs(messages.eventId),
-          moderator ? undefined : and(
+          shape.moderator ? undefined : and(
             eq(messages.is_author_visible, true),
-            sql`${own(events.userId)} = ${viewer.id}`,
+            sql`${own(events.userId)} = ${viewerId}`,
           ),
         ),
       ).orderBy(asc(messages.createdAt), asc(messages.id)),
     );
   }
-  if (!options.justCreated) {
-    statements.push(
+  if (!shape.justCreated) {
+    more.push(
       db.select().from(resources).where(
         and(
           idIs(resources.eventId),
-          moderator ? undefined : eq(resources.hidden, false),
+          shape.moderator ? undefined : eq(resources.hidden, false),
         ),
       ).orderBy(desc(resources.createdAt), desc(resources.id)).limit(
         RESOURCES_LIMIT,
       ),
     );
   }
+  return [...statements, ...more];
+}
+
+/**
+ * The full form of an event as `viewer` may see it, or null when it does not
+ * exist or is hidden from the viewer: one batch of statements that name the
+ * event by `ref` (its id, or an SQL expression giving it, such as a lookup by
+ * slug inside the batch that creates it), so that it can end a write's batch
+ * and read what the write did. Statements that depend on the event's own
+ * columns (owner, place, parent, actor) read them through a subquery.
+ */
+export function eventFullQuery(
+  db: Db,
+  ref: SQL | number,
+  viewer: UserRow | null,
+  now: number,
+  options: { justCreated?: boolean } = {},
+): BatchRead<EventFull | null> {
+  const moderator = isModerator(viewer);
+  // Messages: all for moderators, those marked visible for the owner. An
+  // event created a moment ago has no messages and no resources yet.
+  const withMessages = viewer !== null && !options.justCreated;
+  const shape: FullShape = {
+    moderator,
+    signedIn: viewer !== null,
+    justCreated: options.justCreated ?? false,
+  };
+  // By id, the usual case, the statements are built once (lib/prebuilt.ts).
+  const statements = typeof ref === "number"
+    ? prebuiltStatements(
+      db,
+      `eventFull:${shape.moderator}:${shape.signedIn}:${shape.justCreated}`,
+      () =>
+        eventFullStatements(
+          db,
+          sql.placeholder("ref"),
+          sql.placeholder("viewer"),
+          sql.placeholder("now"),
+          shape,
+        ),
+      { ref, viewer: viewer?.id ?? null, now },
+    )
+    : eventFullStatements(db, ref, viewer?.id ?? null, now, shape);
   return {
     statements,
     read(results) {
