@@ -261,9 +261,13 @@ function eventFullStatements(
       ? sql`(${events.is_visible} = 1 or ${own(events.userId)} = ${viewerId})`
       : eq(events.is_visible, true);
   const statements = [
-    db.select().from(events).where(idIs(events.id)),
-    db.select().from(users).where(sql`${users.id} = ${own(events.userId)}`),
-    db.select().from(places).where(sql`${places.id} = ${own(events.placeId)}`),
+    // The event with its owner, place and remote actor: one statement.
+    db.select({ event: events, user: users, place: places, apUser: apUsers })
+      .from(events)
+      .leftJoin(users, eq(users.id, events.userId))
+      .leftJoin(places, eq(places.id, events.placeId))
+      .leftJoin(apUsers, eq(apUsers.ap_id, events.apUserApId))
+      .where(idIs(events.id)),
     db.select({ id: tags.id, tag: tags.tag, normalizedTag: tags.normalizedTag })
       .from(eventTags).innerJoin(tags, eq(tags.id, eventTags.tagId))
       .where(idIs(eventTags.eventId)).orderBy(asc(tags.normalizedTag)),
@@ -283,9 +287,6 @@ function eventFullStatements(
       ),
     ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
       CHILDREN_LIMIT,
-    ),
-    db.select().from(apUsers).where(
-      sql`${apUsers.ap_id} = ${own(events.apUserApId)}`,
     ),
   ];
   const withMessages = shape.signedIn && !shape.justCreated;
@@ -361,29 +362,24 @@ export function eventFullQuery(
   return {
     statements,
     read(results) {
-      const [
-        eventRows,
-        userRows,
-        placeRows,
-        tagRows,
-        parentRows,
-        childRows,
-        apUserRows,
-      ] = results as [
-        EventRow[],
-        UserRow[],
-        PlaceRow[],
+      const [mainRows, tagRows, parentRows, childRows] = results as [
+        {
+          event: EventRow;
+          user: UserRow | null;
+          place: PlaceRow | null;
+          apUser: ApUserRow | null;
+        }[],
         TagRow[],
         (SummaryRow & Pick<EventRow, "userId" | "is_visible">)[],
         SummaryRow[],
-        ApUserRow[],
       ];
-      const event = eventRows[0];
+      const main = mainRows[0];
+      const event = main?.event;
       // An anonymous submitter gets back what they sent, though it is hidden.
       if (!event || (!options.justCreated && !canSeeEvent(viewer, event))) {
         return null;
       }
-      const rest = results.slice(7) as unknown[][];
+      const rest = results.slice(4) as unknown[][];
       const messageRows = (withMessages ? rest.shift() : []) as MessageRow[];
       const resourceRows =
         (options.justCreated ? [] : rest.shift()) as ResourceRow[];
@@ -393,12 +389,12 @@ export function eventFullQuery(
         : null;
       return serializeEventFull({
         event,
-        user: userRows[0] ?? null,
-        place: placeRows[0] ?? null,
+        user: main.user,
+        place: main.place,
         tags: tagRows,
         parent,
         children: childRows.map(summaryOf),
-        apUser: apUserRows[0] ?? null,
+        apUser: main.apUser,
         messages: messageRows,
         resources: resourceRows,
         fullUser: owner || viewer?.role === "admin",
