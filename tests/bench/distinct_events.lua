@@ -1,6 +1,6 @@
 -- wrk script for tests/bench/memory.ts: GET /api/events/{id} over random ids
--- from 1 to <max id> (argument after `--`), so the public-read cache cannot
--- hold the answers and most requests run their statements.
+-- from 1 to <max id> (the argument after `--`), so the public-read cache
+-- cannot hold the answers and most requests run their statements.
 
 function init(args)
   max_id = tonumber(args[1])
