@@ -1325,7 +1325,9 @@ export function createFederationService(
           actor,
           to: new URL(AS_PUBLIC),
           cc: ctx.getFollowersUri(settings.instance_actor),
-          object: new Tombstone({ id: new URL(id) }),
+          // Gancio deletes only what it knows was an Event (it answers 500
+          // to a bare Tombstone), and others read the type the same way.
+          object: new Tombstone({ id: new URL(id), formerType: Event }),
         }),
       });
     }
