@@ -109,7 +109,7 @@ Deno.test("embedded client: the same results as @libsql/client on the same file"
       "SELECT * FROM t WHERE n > ?",
       "SELECT count(*) AS c, sum(r) AS s, typeof(b) AS tb FROM t",
       "SELECT 1 AS x, 2 AS x, 'y' AS \"0\"",
-      "SELECT 3 AS length, 4 AS y, 5 AS \"1\", 6 AS \"7\"",
+      'SELECT 3 AS length, 4 AS y, 5 AS "1", 6 AS "7"',
       "SELECT json_group_array(email ORDER BY email DESC) AS j FROM t",
       "SELECT body FROM f WHERE f MATCH 'quick' ORDER BY rank",
       "SELECT * FROM t WHERE id = -1",
