@@ -25,6 +25,7 @@ import {
 import type { EventSummary } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
 import { matchesTerms, searchTerms } from "../search.ts";
+import { prebuiltStatements } from "../prebuilt.ts";
 
 /** The value that decides upcoming vs past: the end, or the start when there is none. */
 export const lastMoment = sql<
@@ -78,17 +79,30 @@ const DAY = 86_400;
  * before `moment` and has not ended lasts more than a day, so the union is
  * the whole set; SQLite reads it as a MULTI-INDEX OR.
  */
-function ongoingAt(moment: number): SQL {
+function ongoingAt(moment: Moment): SQL {
   const start = events.start_datetime;
-  const began = sql`${start} < ${moment}`;
-  const notEnded = sql`${lastMoment} >= ${moment}`;
+  const began = sql`${start} < ${moment.at}`;
+  const notEnded = sql`${lastMoment} >= ${moment.at}`;
   // Written as the partial index's condition, with a literal: a bound
   // parameter would keep SQLite from using the index.
   const long = sql`${events.end_datetime} - ${start} > ${sql.raw(`${DAY}`)}`;
   return or(
-    and(sql`${start} >= ${moment - DAY}`, began, notEnded),
+    and(sql`${start} >= ${moment.dayBefore}`, began, notEnded),
     and(long, notEnded, began),
   )!;
+}
+
+/** A placeholder of a statement built once (lib/prebuilt.ts). */
+type Placeholder = ReturnType<typeof sql.placeholder>;
+
+/** A moment (Unix seconds) and the moment a day before it, or their placeholders. */
+interface Moment {
+  at: number | Placeholder;
+  dayBefore: number | Placeholder;
+}
+
+function momentOf(at: number): Moment {
+  return { at, dayBefore: at - DAY };
 }
 
 /**
@@ -100,15 +114,15 @@ function ongoingAt(moment: number): SQL {
  */
 function runningFrom<T extends SQLiteSelect>(
   from: () => T,
-  moment: number,
+  moment: Moment,
   conditions: SQL[],
-  take: number,
+  take: number | Placeholder,
 ) {
   return [
     from().where(and(...conditions, ongoingAt(moment)))
       .orderBy(sql`${events.start_datetime} + 0`, asc(events.id)).limit(take),
     from().where(
-      and(...conditions, sql`${events.start_datetime} >= ${moment}`),
+      and(...conditions, sql`${events.start_datetime} >= ${moment.at}`),
     ).orderBy(asc(events.start_datetime), asc(events.id)).limit(take),
   ] as const;
 }
@@ -125,7 +139,7 @@ export function splitRowsQuery<T extends SQLiteSelect>(
 ): BatchRead<{ upcoming: Awaited<T>; past: Awaited<T> }> {
   const [ongoing, starting] = runningFrom(
     from,
-    now,
+    momentOf(now),
     conditions,
     limits.limit,
   );
@@ -291,6 +305,43 @@ export async function searchEvents(
   db: Db,
   q: EventSearch,
 ): Promise<EventSummary[]> {
+  const offset = (q.page - 1) * q.max;
+  const filtered = (q.tags?.length ?? 0) > 0 ||
+    (q.places?.length ?? 0) > 0 || q.query !== undefined;
+  if (!filtered) {
+    // The plain listing, the most asked for: its statements are built once.
+    const statements = prebuiltStatements(
+      db,
+      `searchEvents:${q.showRecurrent}:${q.end !== undefined}`,
+      () => {
+        const conditions = listableConditions(q.showRecurrent);
+        if (q.end !== undefined) {
+          conditions.push(
+            sql`${events.start_datetime} <= ${sql.placeholder("end")}`,
+          );
+        }
+        return [...runningFrom(
+          () => selectSummaries(db),
+          {
+            at: sql.placeholder("at"),
+            dayBefore: sql.placeholder("dayBefore"),
+          },
+          conditions,
+          sql.placeholder("take"),
+        )];
+      },
+      {
+        at: q.start,
+        dayBefore: q.start - DAY,
+        end: q.end,
+        take: offset + q.max,
+      },
+    );
+    const [a, b] = await db.batch(
+      statements as [BatchItem, ...BatchItem[]],
+    ) as unknown as SummaryRow[][];
+    return [...a, ...b].slice(offset, offset + q.max).map(summaryOf);
+  }
   const conditions = listableConditions(q.showRecurrent);
   if (q.end !== undefined) {
     conditions.push(sql`${events.start_datetime} <= ${q.end}`);
@@ -303,10 +354,9 @@ export async function searchEvents(
     if (terms.length === 0) return [];
     conditions.push(matchesTerms(terms));
   }
-  const offset = (q.page - 1) * q.max;
   const [ongoing, starting] = runningFrom(
     () => selectSummaries(db),
-    q.start,
+    momentOf(q.start),
     conditions,
     offset + q.max,
   );
