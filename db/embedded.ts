@@ -73,7 +73,7 @@ export function embeddedPath(url: string): string {
 // ---------------------------------------------------------------------------
 
 /** SQLite's primary result codes (the low byte of every result code). */
-const PRIMARY_CODES: Record<number, string> = {
+export const PRIMARY_CODES: Record<number, string> = {
   1: "SQLITE_ERROR",
   2: "SQLITE_INTERNAL",
   3: "SQLITE_PERM",

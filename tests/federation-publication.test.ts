@@ -51,6 +51,14 @@ function app(
   });
 }
 
+/** A follower delivering to `inbox`, and a user's login token. */
+async function followedInstance(ctx: TestContext, inbox: string) {
+  await addFollower(ctx, inbox);
+  const user = await createTestUser(ctx);
+  const token = await loginToken(ctx, user.email, user.password);
+  return { user, token };
+}
+
 async function postEvent(
   ctx: TestContext,
   token: string,
@@ -90,9 +98,7 @@ Deno.test("deferred publication: the write answers with its publication queued i
   const stop = new AbortController();
   const queue = ctx.federation.startQueue(stop.signal);
   try {
-    await addFollower(ctx, receiver.inboxUrl(0));
-    const user = await createTestUser(ctx);
-    const token = await loginToken(ctx, user.email, user.password);
+    const { token } = await followedInstance(ctx, receiver.inboxUrl(0));
     const event = await postEvent(ctx, token);
     // Nothing was published in the request: the row waits for the queue.
     assert.equal(event.ap_object, null);
@@ -137,9 +143,7 @@ Deno.test("deferred publication: an isolate that dies before draining loses noth
   const stop = new AbortController();
   let second: TestContext | null = null;
   try {
-    await addFollower(first, receiver.inboxUrl(0));
-    const user = await createTestUser(first);
-    const token = await loginToken(first, user.email, user.password);
+    const { token } = await followedInstance(first, receiver.inboxUrl(0));
     const event = await postEvent(first, token);
     const put = await call(first, "PATCH", `/api/events/${event.id}`, {
       token,
@@ -176,9 +180,10 @@ Deno.test("embedded database: the writer publishes before answering and settles 
   const stop = new AbortController();
   const queue = ctx.federation.startQueue(stop.signal);
   try {
-    await addFollower(ctx, receiver.inboxUrl(0));
-    const user = await createTestUser(ctx);
-    const token = await loginToken(ctx, user.email, user.password);
+    const { user, token } = await followedInstance(
+      ctx,
+      receiver.inboxUrl(0),
+    );
     const event = await postEvent(ctx, token);
     // Published before the answer was sent.
     assert.notEqual(await apObject(ctx, event.id), null);
@@ -261,9 +266,7 @@ Deno.test("a deleted event is sent as Delete of a Tombstone whose formerType is 
   const stop = new AbortController();
   const queue = ctx.federation.startQueue(stop.signal);
   try {
-    await addFollower(ctx, peer.inbox);
-    const user = await createTestUser(ctx);
-    const token = await loginToken(ctx, user.email, user.password);
+    const { token } = await followedInstance(ctx, peer.inbox);
     const event = await postEvent(ctx, token);
     const res = await call(ctx, "DELETE", `/api/events/${event.id}`, { token });
     assert.equal(res.status, 204);

@@ -62,6 +62,7 @@
  */
 import Database from "libsql";
 import { Buffer } from "node:buffer";
+import { PRIMARY_CODES } from "../../db/embedded.ts";
 
 export interface HranaServerOptions {
   /** The database file served at the root URL. */
@@ -393,34 +394,6 @@ function toJson(body: unknown): string {
 // ---------------------------------------------------------------------------
 // Engine errors
 
-const PRIMARY_CODES: Record<number, string> = {
-  1: "SQLITE_ERROR",
-  2: "SQLITE_INTERNAL",
-  3: "SQLITE_PERM",
-  4: "SQLITE_ABORT",
-  5: "SQLITE_BUSY",
-  6: "SQLITE_LOCKED",
-  7: "SQLITE_NOMEM",
-  8: "SQLITE_READONLY",
-  9: "SQLITE_INTERRUPT",
-  10: "SQLITE_IOERR",
-  11: "SQLITE_CORRUPT",
-  12: "SQLITE_NOTFOUND",
-  13: "SQLITE_FULL",
-  14: "SQLITE_CANTOPEN",
-  15: "SQLITE_PROTOCOL",
-  16: "SQLITE_EMPTY",
-  17: "SQLITE_SCHEMA",
-  18: "SQLITE_TOOBIG",
-  19: "SQLITE_CONSTRAINT",
-  20: "SQLITE_MISMATCH",
-  21: "SQLITE_MISUSE",
-  22: "SQLITE_NOLFS",
-  23: "SQLITE_AUTH",
-  24: "SQLITE_FORMAT",
-  25: "SQLITE_RANGE",
-  26: "SQLITE_NOTADB",
-};
 /** Primary codes that sqld names (through rusqlite); the rest are SQLITE_UNKNOWN. */
 const SQLD_NAMED = new Set([
   2,
