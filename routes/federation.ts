@@ -119,6 +119,19 @@ export function federationMiddleware(
         );
       }
     }
+    // The places our events name as their location (Fedify's Place has no
+    // address, so the object is written here, not by a Fedify dispatcher).
+    const placePath = /^\/federation\/p\/([1-9]\d{0,15})$/.exec(path);
+    if (placePath && (c.req.method === "GET" || c.req.method === "HEAD")) {
+      if (!AP_ACCEPT.test(c.req.header("accept") ?? "")) {
+        return c.redirect(`/place/${placePath[1]}`, 302);
+      }
+      const object = await federation.placeObject(Number(placePath[1]));
+      if (!object) throw notFound("Place");
+      return c.body(JSON.stringify(object), 200, {
+        "Content-Type": "application/activity+json",
+      });
+    }
     // `/event/{slug}` asked for as ActivityPub: the object lives at /federation/m/{id}.
     const eventPage = /^\/event\/([^/]+)$/.exec(path);
     if (eventPage && AP_ACCEPT.test(c.req.header("accept") ?? "")) {

@@ -93,7 +93,8 @@ export interface EventObjectInput {
   locale: string;
 }
 
-function placeObject(base: string, place: PlaceRow) {
+/** A place as the `location` of our events, and as served at `/federation/p/{id}`. */
+export function placeObject(base: string, place: PlaceRow) {
   const postal = place.postal_address as Record<string, unknown> | null;
   return {
     type: "Place",
@@ -130,6 +131,11 @@ function attachment(base: string, item: MediaItem) {
     ...(item.width ? { width: item.width } : {}),
     ...(item.height ? { height: item.height } : {}),
   };
+}
+
+/** The Place object served at `/federation/p/{id}` (the events' location ids). */
+export function buildPlaceObject(base: string, place: PlaceRow) {
+  return { "@context": EVENT_CONTEXT, ...placeObject(base, place) };
 }
 
 /** The Event object as served at `/federation/m/{id}` and carried by activities. */

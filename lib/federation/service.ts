@@ -100,6 +100,7 @@ import {
   actorUrl,
   AS_PUBLIC,
   buildEventObject,
+  buildPlaceObject,
   type EventObject,
   eventObjectUrl,
   type FederationUrls,
@@ -228,6 +229,12 @@ export interface FederationService {
   purgeEndedRemoteEvents(): Promise<number>;
   /** NodeInfo usage figures and links, for the hand-served NodeInfo documents. */
   nodeInfo(): Promise<NodeInfoData | null>;
+  /**
+   * The Place object of `/federation/p/{id}` as JSON-LD, written by hand
+   * (Fedify's Place has no `address`); null when federation is off or the
+   * place is unknown.
+   */
+  placeObject(id: number): Promise<Record<string, unknown> | null>;
 }
 
 export interface NodeInfoData {
@@ -1569,6 +1576,12 @@ export function createFederationService(
 
     hasQueuedWork() {
       return source.hasLocalWork?.() ?? false;
+    },
+
+    async placeObject(id) {
+      if (!(await activeSettings())) return null;
+      const [place] = await db.select().from(places).where(eq(places.id, id));
+      return place ? buildPlaceObject(baseUrl, place) : null;
     },
 
     async purgeEndedRemoteEvents() {
