@@ -1261,13 +1261,19 @@ export function createFederationService(
   async function publish(
     changes: { before: PublishedBefore | null; after: EventRow | null }[],
     stamp: number,
+    settle: BatchItem[] = [],
   ): Promise<void> {
+    /** Runs `items` and `settle` in one batch (settle last: it ends the work). */
+    const finish = async (items: BatchItem[]) => {
+      const all = [...items, ...settle];
+      if (all.length > 0) await db.batch(all as [BatchItem, ...BatchItem[]]);
+    };
     const settings = await activeSettings();
-    if (!settings) return;
+    if (!settings) return await finish([]);
     const relevant = changes.filter(({ before, after }) =>
       before?.federated || isFederated(after)
     );
-    if (relevant.length === 0) return;
+    if (relevant.length === 0) return await finish([]);
     const published = relevant.flatMap(({ after }) =>
       isFederated(after) ? [after] : []
     );
@@ -1338,10 +1344,11 @@ export function createFederationService(
         }),
       });
     }
+    // Nothing to deliver: the objects and the settling in one commit.
+    if (activities.length === 0) return await finish(updates);
     if (updates.length > 0) {
       await db.batch(updates as [BatchItem, ...BatchItem[]]);
     }
-    if (activities.length === 0) return;
     // The followers read above, as the followers collection gives them.
     const recipients: Recipient[] = followers.map((f) => ({
       id: new URL(f.id),
@@ -1357,6 +1364,8 @@ export function createFederationService(
         });
       }
     });
+    // Settled only once the deliveries are queued.
+    await finish([]);
   }
 
   /** Pairs each event of a change with its row before it (by id). */
@@ -1490,11 +1499,13 @@ export function createFederationService(
         return;
       }
       try {
+        // The queued row is deleted with the last statements of the
+        // publication (one commit fewer), never before its deliveries are queued.
         await publish(
           changePairs(before.map(beforeOf), after),
           publication.stamp,
+          [db.delete(fedifyQueue).where(eq(fedifyQueue.id, publication.id))],
         );
-        await db.delete(fedifyQueue).where(eq(fedifyQueue.id, publication.id));
       } catch (err) {
         // The queued row stays: the queue publishes it once its grace is over.
         log.error("federating an event change failed; the queue will retry", {
