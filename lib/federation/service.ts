@@ -979,6 +979,26 @@ export function createFederationService(
     }
   }
 
+  /**
+   * Forgets that an activity id was handled, so that the same id is handled
+   * again when it comes back. Fedify remembers a handled id for a day, twice:
+   * when the inbox takes it (by default per inbox) and when the queue handles
+   * it (per origin).
+   */
+  async function forgetProcessedActivity(id: string): Promise<void> {
+    const origin = new URL(baseUrl).origin;
+    const prefix = ["_fedify", "activityIdempotence"] as const;
+    const settings = await getSettings(db);
+    await Promise.all([
+      kv.delete([...prefix, origin, id]),
+      kv.delete([...prefix, `${origin}\n${id}\nsharedInbox`]),
+      kv.delete([
+        ...prefix,
+        `${origin}\n${id}\ninbox\n${settings.instance_actor}`,
+      ]),
+    ]);
+  }
+
   federation.setInboxListeners(
     "/federation/u/{identifier}/inbox",
     "/federation/inbox",
@@ -1014,6 +1034,9 @@ export function createFederationService(
       if (innerActor && innerActor !== actorId) return;
       if (innerType === "Follow") {
         await setActorFlags(db, clock, actorId, { follower: false });
+        // Peers that reuse one Follow id (Gancio) must be able to follow again.
+        const followId = idOf(raw.object);
+        if (followId) await forgetProcessedActivity(followId);
       } else if (innerType === "Like" || innerType === "Announce") {
         const event = await localEventFor(idOf(inner.object));
         if (event) {
