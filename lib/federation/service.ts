@@ -940,8 +940,12 @@ export function createFederationService(
         return true;
       }
     }
-    return id.startsWith(prefix) &&
-      decodeURIComponent(id.slice(prefix.length)) === sender;
+    if (!id.startsWith(prefix)) return false;
+    // `#follows/{target}` (older) or `#follows/{target}/{attempt}`.
+    const target = decodeURIComponentSafe(
+      id.slice(prefix.length).split("/")[0],
+    );
+    return target === sender;
   }
 
   /**
@@ -1142,8 +1146,28 @@ export function createFederationService(
 
   // ---------------------------------------------------------------- operations
 
-  const followId = (settings: Settings, target: string) =>
-    new URL(`${me(settings)}#follows/${encodeURIComponent(target)}`);
+  /**
+   * A fresh id for each Follow we send: peers drop an id they have seen in
+   * the last day (Fedify does), so a re-follow with the same id would be
+   * lost. The last one sent to each actor is kept for its Undo.
+   */
+  async function newFollowId(settings: Settings, target: string) {
+    const id = new URL(
+      `${me(settings)}#follows/${
+        encodeURIComponent(target)
+      }/${crypto.randomUUID()}`,
+    );
+    await kv.set(["quando", "followSent", target], id.href);
+    return id;
+  }
+
+  /** The id of the last Follow sent to `target` (older ones had no attempt part). */
+  async function sentFollowId(settings: Settings, target: string) {
+    const known = await kv.get<string>(["quando", "followSent", target]);
+    return new URL(
+      known ?? `${me(settings)}#follows/${encodeURIComponent(target)}`,
+    );
+  }
 
   async function requireSettings(): Promise<Settings> {
     const settings = await activeSettings();
@@ -1560,7 +1584,7 @@ export function createFederationService(
         { identifier: settings.instance_actor },
         actor,
         new Follow({
-          id: followId(settings, apId),
+          id: await newFollowId(settings, apId),
           actor: new URL(me(settings)),
           object: actor.id,
         }),
@@ -1575,7 +1599,9 @@ export function createFederationService(
       const ctx = federation.createContext(new URL(baseUrl));
       const target = await fetchActor(apId);
       const follow = new Follow({
-        id: followId(settings, apId),
+        id: row.following
+          ? await sentFollowId(settings, apId)
+          : await newFollowId(settings, apId),
         actor: new URL(me(settings)),
         object: new URL(apId),
       });
