@@ -59,11 +59,15 @@ export async function runScheduledJobs(
   };
   await run("extending recurring events", async () => {
     const settings = await getSettings(db);
+    // New occurrences are announced to followers (a Create each), through
+    // the queue.
     result.occurrencesCreated = await materializeOccurrences({
       db,
       clock,
       settings,
+      publication: deps.federation?.publicationWrite(settings) ?? undefined,
     });
+    if (result.occurrencesCreated > 0) deps.federation?.publicationsQueued();
     if (result.occurrencesCreated > 0) {
       log.info("created occurrences of recurring events", {
         created: result.occurrencesCreated,

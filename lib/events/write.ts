@@ -93,7 +93,17 @@ export interface QueuedPublication {
 export type PublicationWrite = (
   ref: SQL | number,
   before: EventRow[],
+  options?: PublicationOptions,
 ) => BatchRead<QueuedPublication | null>;
+
+export interface PublicationOptions {
+  /**
+   * Only the events the change added (those not in `before`) are published,
+   * by the queue, at once: the hourly extension of a series announces its
+   * new occurrences and leaves the others alone.
+   */
+  onlyNew?: boolean;
+}
 
 type BatchItem = Parameters<Db["batch"]>[0][number];
 type PlaceRef =
@@ -1145,8 +1155,10 @@ export async function deleteEvent(
 }
 
 /**
- * Creates the missing occurrences of every local series up to the horizon.
- * Idempotent; run after writes and periodically. Returns how many were created.
+ * Creates the missing occurrences of every local series up to the horizon,
+ * queueing their publication (the new ones only) in the same batch when
+ * `deps.publication` is given. Idempotent; run after writes and periodically.
+ * Returns how many were created.
  */
 export async function materializeOccurrences(
   deps: WriteDeps,
@@ -1184,6 +1196,12 @@ export async function materializeOccurrences(
       existing,
     );
     if (slots.length === 0) continue;
+    // The family as it is, for the publication of the new occurrences only.
+    const family = deps.publication
+      ? await db.select().from(events).where(
+        or(eq(events.id, parent.id), eq(events.parentId, parent.id)),
+      )
+      : [];
     const statements = occurrenceStatements(
       db,
       parent.id,
@@ -1196,6 +1214,9 @@ export async function materializeOccurrences(
         wantedSlugs(template, slots, settings.instance_timezone),
       ),
     );
+    const queue = deps.publication?.(parent.id, family, { onlyNew: true }) ??
+      noPublication;
+    statements.push(...queue.statements);
     await withSlugRetry(() =>
       db.batch(statements as [BatchItem, ...BatchItem[]])
     );

@@ -131,6 +131,8 @@ interface PublicationMessage {
   event: number;
   before: PublishedBefore[];
   stamp: number;
+  /** Only the events not in `before` (the hourly extension's new occurrences). */
+  onlyNew?: boolean;
 }
 
 /** What publishing needs of an event as it was before a change. */
@@ -207,6 +209,8 @@ export interface FederationService {
   publishWritten(
     change: EventChange & { publication: QueuedPublication | null },
   ): Promise<void>;
+  /** Wakes the queue for publications a batch queued without publishWritten (the hourly job's). */
+  publicationsQueued(): void;
   /** Fetches an actor (URL, @user@host or instance domain), trusts and follows it. */
   addTrust(input: string): Promise<ApUserRow>;
   /** Follows an actor we do not follow, or unfollows one we do. */
@@ -1440,7 +1444,11 @@ export function createFederationService(
     const after = await db.select().from(events).where(
       sql`${events.id} in ${ids} or ${events.parentId} = ${message.event}`,
     ) as EventRow[];
-    await publish(changePairs(message.before, after), message.stamp);
+    const pairs = changePairs(message.before, after);
+    await publish(
+      message.onlyNew ? pairs.filter((p) => p.before === null) : pairs,
+      message.stamp,
+    );
   }
 
   return {
@@ -1499,7 +1507,7 @@ export function createFederationService(
 
     publicationWrite(settings) {
       if (!settings.enable_federation) return null;
-      return (ref, before) => {
+      return (ref, before, options = {}) => {
         const stamp = clock.now().getTime();
         // Publications of one series are handled in order.
         const named = typeof ref === "number"
@@ -1509,14 +1517,17 @@ export function createFederationService(
         // the ordering key and the message.
         const int = (value: SQL | number) => sql`cast(${value} as integer)`;
         const rootId = int(named?.parentId ?? ref);
-        const wasFederated = before.some(isFederated);
+        // Only new events: what was there before does not count.
+        const wasFederated = !options.onlyNew && before.some(isFederated);
         const message = sql`json_object('type', 'quando:publish', 'event', ${
           int(ref)
         }, 'before', json(${JSON.stringify(before.map(beforeOf))}), 'stamp', ${
           int(stamp)
-        })`;
+        }, 'onlyNew', json(${options.onlyNew ? "true" : "false"}))`;
+        // The writer publishes at once itself unless deferred; a publication
+        // of new events only (the hourly job) is always the queue's.
         const available = stamp +
-          (deps.deferPublication ? 0 : PUBLICATION_GRACE_MS);
+          (deps.deferPublication || options.onlyNew ? 0 : PUBLICATION_GRACE_MS);
         // Queued only when something of the change is (or was) on the
         // fediverse: a visible local event that is not a series template.
         return {
@@ -1537,6 +1548,10 @@ export function createFederationService(
           },
         };
       };
+    },
+
+    publicationsQueued() {
+      source.noteEnqueued?.();
     },
 
     async publishWritten({ before, after, publication }) {
