@@ -297,6 +297,20 @@ const followRoute = createRoute({
   responses: { ...actorResponse, ...errorResponses(400, 401, 403, 404) },
 });
 
+const removeTrustRoute = createRoute({
+  method: "post",
+  path: "/api/ap_actors/remove_trust",
+  tags: ["federation"],
+  summary: "Withdraw trust from a remote actor (admin)",
+  description:
+    "Its events are no longer imported, and our Follow (accepted or pending) is " +
+    "undone: an Undo is sent when the actor can still be reached. Events already " +
+    "imported stay until they are purged.",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(ApIdBody) },
+  responses: { ...actorResponse, ...errorResponses(400, 401, 403, 404) },
+});
+
 const listInstancesRoute = createRoute({
   method: "get",
   path: "/api/instances",
@@ -379,6 +393,15 @@ export function apActorRoutes(deps: RouteDeps) {
     async (c) => {
       const { ap_id } = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
       const row = await service().toggleFollow(ap_id);
+      return c.json(await withInstance(row.ap_id), 200);
+    },
+  );
+
+  app.openapi(
+    { ...removeTrustRoute, middleware: [...admin, requireBody] },
+    async (c) => {
+      const { ap_id } = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const row = await service().removeTrust(ap_id);
       return c.json(await withInstance(row.ap_id), 200);
     },
   );

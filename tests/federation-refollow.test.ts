@@ -142,3 +142,85 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "withdrawing trust undoes our Follow and stops trusting the actor; unknown actors are 404, anonymous calls 401",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const server = await startServerProcess(dir, env);
+    const peer = await startPeer("mobilizon");
+    try {
+      const token = await loginAt(server.base, {
+        email: env.ADMIN_EMAIL,
+        password: env.ADMIN_PASSWORD,
+      });
+      const actorRow = async () => {
+        const { body } = await api(server.base, "GET", "/api/ap_actors", token);
+        const list = (Array.isArray(body) ? body : body.data ?? []) as {
+          ap_id: string;
+          following: boolean;
+          trusted: boolean;
+        }[];
+        return list.find((a) => a.ap_id === peer.actorId);
+      };
+      const trusted = await api(
+        server.base,
+        "POST",
+        "/api/ap_actors/add_trust",
+        token,
+        { url: peer.actorId },
+      );
+      assert.equal(trusted.status, 200);
+      await eventually(
+        "following",
+        async () => (await actorRow())?.following || undefined,
+      );
+      const follow = peer.received.find((a) => a.type === "Follow")!;
+
+      const removed = await api(
+        server.base,
+        "POST",
+        "/api/ap_actors/remove_trust",
+        token,
+        { ap_id: peer.actorId },
+      );
+      assert.equal(removed.status, 200, JSON.stringify(removed.body));
+      assert.equal(removed.body.trusted, false);
+      assert.equal(removed.body.following, false);
+      const undo = await eventually(
+        "the Undo",
+        () => peer.received.find((a) => a.type === "Undo"),
+      );
+      const undone = undo.object as { id?: string } | string;
+      assert.equal(typeof undone === "string" ? undone : undone.id, follow.id);
+      const row = await actorRow();
+      assert.equal(row?.trusted, false);
+      assert.equal(row?.following, false);
+
+      const unknown = await api(
+        server.base,
+        "POST",
+        "/api/ap_actors/remove_trust",
+        token,
+        { ap_id: "https://nowhere.example/users/x" },
+      );
+      assert.equal(unknown.status, 404);
+      assert.equal(typeof unknown.body.error, "string");
+      const anonymous = await api(
+        server.base,
+        "POST",
+        "/api/ap_actors/remove_trust",
+        undefined,
+        { ap_id: peer.actorId },
+      );
+      assert.equal(anonymous.status, 401);
+    } finally {
+      await peer.stop();
+      await server.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -17,6 +17,7 @@ import {
 import {
   Accept,
   Activity,
+  type Actor,
   Announce,
   Application,
   Create,
@@ -215,6 +216,11 @@ export interface FederationService {
   addTrust(input: string): Promise<ApUserRow>;
   /** Follows an actor we do not follow, or unfollows one we do. */
   toggleFollow(apId: string): Promise<ApUserRow>;
+  /**
+   * Withdraws trust from an actor: its events are no longer imported, and a
+   * Follow of ours (accepted or pending) is undone.
+   */
+  removeTrust(apId: string): Promise<ApUserRow>;
   /**
    * Runs the delivery and inbox queue until the signal aborts. With a queue
    * in manual (drain) mode it only registers the handler for drainQueue.
@@ -1165,6 +1171,24 @@ export function createFederationService(
     return id;
   }
 
+  /** Sends the Undo of `follow` (ours) to `target`. */
+  async function sendUndoFollow(
+    settings: Settings,
+    target: Actor,
+    follow: Follow,
+  ): Promise<void> {
+    const ctx = federation.createContext(new URL(baseUrl));
+    await ctx.sendActivity(
+      { identifier: settings.instance_actor },
+      target,
+      new Undo({
+        id: new URL(`${follow.id!.href}/undo-${clock.now().getTime()}`),
+        actor: new URL(me(settings)),
+        object: follow,
+      }),
+    );
+  }
+
   /** The id of the last Follow sent to `target` (older ones had no attempt part). */
   async function sentFollowId(settings: Settings, target: string) {
     const known = await kv.get<string>(["quando", "followSent", target]);
@@ -1621,15 +1645,7 @@ export function createFederationService(
         object: new URL(apId),
       });
       if (row.following) {
-        await ctx.sendActivity(
-          { identifier: settings.instance_actor },
-          target,
-          new Undo({
-            id: new URL(`${follow.id!.href}/undo-${clock.now().getTime()}`),
-            actor: new URL(me(settings)),
-            object: follow,
-          }),
-        );
+        await sendUndoFollow(settings, target, follow);
         await setActorFlags(db, clock, apId, { following: false });
       } else {
         await ctx.sendActivity(
@@ -1638,6 +1654,34 @@ export function createFederationService(
           follow,
         );
       }
+      return (await findActor(db, apId))!;
+    },
+
+    async removeTrust(apId) {
+      const settings = await requireSettings();
+      const row = await findActor(db, apId);
+      if (!row) throw notFound("AP actor");
+      const sent = await kv.get<string>(["quando", "followSent", apId]);
+      if (row.following || sent) {
+        // An actor that cannot be reached any more still loses our trust.
+        const target = await fetchActor(apId).catch(() => null);
+        if (target) {
+          await sendUndoFollow(
+            settings,
+            target,
+            new Follow({
+              id: await sentFollowId(settings, apId),
+              actor: new URL(me(settings)),
+              object: new URL(apId),
+            }),
+          );
+        }
+        await kv.delete(["quando", "followSent", apId]);
+      }
+      await setActorFlags(db, clock, apId, {
+        trusted: false,
+        following: false,
+      });
       return (await findActor(db, apId))!;
     },
 
