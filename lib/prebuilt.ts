@@ -8,9 +8,12 @@
  * then the same every time, which also lets the engine reuse its prepared
  * statement.
  */
-import { fillPlaceholders } from "drizzle-orm";
+import { fillPlaceholders, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { BatchItem } from "./events/load.ts";
+
+/** A value filled in at each use of a statement built once. */
+export type Placeholder = ReturnType<typeof sql.placeholder>;
 
 /** What Drizzle's prepared query gives: its SQL, and how results are mapped. */
 interface PreparedQuery {

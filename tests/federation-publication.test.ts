@@ -54,6 +54,23 @@ function app(
   });
 }
 
+/** Runs `fn` on an app whose queue runs, then stops the queue and closes the app. */
+async function withQueue(
+  federation: TestAppOptions["federation"],
+  fn: (ctx: TestContext) => Promise<void>,
+): Promise<void> {
+  const ctx = await app(federation);
+  const stop = new AbortController();
+  const queue = ctx.federation.startQueue(stop.signal);
+  try {
+    await fn(ctx);
+  } finally {
+    stop.abort();
+    await queue;
+    ctx.close();
+  }
+}
+
 /** A follower delivering to `inbox`, and a user's login token. */
 async function followedInstance(ctx: TestContext, inbox: string) {
   await addFollower(ctx, inbox);
@@ -97,45 +114,47 @@ function received(receiver: ReturnType<typeof startReceiver>): string[] {
 
 Deno.test("deferred publication: the write answers with its publication queued in the same batch; the drain after it sends the Create once", async () => {
   const receiver = startReceiver();
-  const ctx = await app({ deferPublication: true, manualQueue: true });
-  const stop = new AbortController();
-  const queue = ctx.federation.startQueue(stop.signal);
   try {
-    const { token } = await followedInstance(ctx, receiver.inboxUrl(0));
-    const event = await postEvent(ctx, token);
-    // Nothing was published in the request: the row waits for the queue.
-    assert.equal(event.ap_object, null);
-    const rows = await publications(ctx);
-    assert.equal(rows.length, 1);
-    assert.ok(Math.abs(rows[0].availableAt - Date.now()) < 10_000);
-    assert.equal(ctx.federation.hasQueuedWork(), true);
-    assert.deepEqual(received(receiver), []);
+    await withQueue(
+      { deferPublication: true, manualQueue: true },
+      async (ctx) => {
+        const { token } = await followedInstance(ctx, receiver.inboxUrl(0));
+        const event = await postEvent(ctx, token);
+        // Nothing was published in the request: the row waits for the queue.
+        assert.equal(event.ap_object, null);
+        const rows = await publications(ctx);
+        assert.equal(rows.length, 1);
+        assert.ok(Math.abs(rows[0].availableAt - Date.now()) < 10_000);
+        assert.equal(ctx.federation.hasQueuedWork(), true);
+        assert.deepEqual(received(receiver), []);
 
-    await ctx.federation.drainQueue({ maxMs: 10_000 });
-    assert.deepEqual(await queued(ctx), []);
-    const ids = received(receiver);
-    assert.equal(ids.length, 1, ids.join());
-    assert.match(ids[0], new RegExp(`/federation/m/${event.id}#create-\\d+$`));
-    const object = await apObject(ctx, event.id) as { id: string };
-    assert.equal(object.id.endsWith(`/federation/m/${event.id}`), true);
+        await ctx.federation.drainQueue({ maxMs: 10_000 });
+        assert.deepEqual(await queued(ctx), []);
+        const ids = received(receiver);
+        assert.equal(ids.length, 1, ids.join());
+        assert.match(
+          ids[0],
+          new RegExp(`/federation/m/${event.id}#create-\\d+$`),
+        );
+        const object = await apObject(ctx, event.id) as { id: string };
+        assert.equal(object.id.endsWith(`/federation/m/${event.id}`), true);
 
-    // A hidden event is not on the fediverse: nothing is queued for it.
-    const start = Math.floor(Date.now() / 1000) + 86_400;
-    const hidden = await call(ctx, "POST", "/api/events", {
-      token,
-      json: {
-        title: "Draft",
-        start_datetime: start,
-        place_name: "Library",
-        is_visible: false,
+        // A hidden event is not on the fediverse: nothing is queued for it.
+        const start = Math.floor(Date.now() / 1000) + 86_400;
+        const hidden = await call(ctx, "POST", "/api/events", {
+          token,
+          json: {
+            title: "Draft",
+            start_datetime: start,
+            place_name: "Library",
+            is_visible: false,
+          },
+        });
+        assert.equal(hidden.status, 201);
+        assert.deepEqual(await publications(ctx), []);
       },
-    });
-    assert.equal(hidden.status, 201);
-    assert.deepEqual(await publications(ctx), []);
+    );
   } finally {
-    stop.abort();
-    await queue;
-    ctx.close();
     await receiver.close();
   }
 });
@@ -179,67 +198,63 @@ Deno.test("deferred publication: an isolate that dies before draining loses noth
 
 Deno.test("embedded database: the writer publishes before answering and settles its queued row; a writer that died leaves it to the queue after the grace", async () => {
   const receiver = startReceiver();
-  const ctx = await app({});
-  const stop = new AbortController();
-  const queue = ctx.federation.startQueue(stop.signal);
   try {
-    const { user, token } = await followedInstance(
-      ctx,
-      receiver.inboxUrl(0),
-    );
-    const event = await postEvent(ctx, token);
-    // Published before the answer was sent.
-    assert.notEqual(await apObject(ctx, event.id), null);
-    assert.deepEqual(await publications(ctx), []);
-    assert.equal(
-      await receiver.whenAllReceived(
-        `http://quando.test/federation/m/${event.id}#create-`,
-        1,
-        10_000,
-      ),
-      true,
-    );
+    await withQueue({}, async (ctx) => {
+      const { user, token } = await followedInstance(
+        ctx,
+        receiver.inboxUrl(0),
+      );
+      const event = await postEvent(ctx, token);
+      // Published before the answer was sent.
+      assert.notEqual(await apObject(ctx, event.id), null);
+      assert.deepEqual(await publications(ctx), []);
+      assert.equal(
+        await receiver.whenAllReceived(
+          `http://quando.test/federation/m/${event.id}#create-`,
+          1,
+          10_000,
+        ),
+        true,
+      );
 
-    // A writer that dies right after its batch: the write and its queued
-    // publication are committed, the publication itself never ran.
-    const settings = await getSettings(ctx.database.db);
-    const start = Math.floor(Date.now() / 1000) + 86_400;
-    const written = await writeEvent(
-      {
-        db: ctx.database.db,
-        clock: ctx.clock,
-        settings,
-        publication: ctx.federation.publicationWrite(settings)!,
-      },
-      user.user,
-      { title: "Orphan", start_datetime: start, place_name: "Library" },
-    );
-    assert.ok(written.publication);
-    const [row] = await publications(ctx);
-    assert.equal(row.id, written.publication.id);
-    // Not before the grace: a live writer is still publishing it.
-    assert.ok(row.availableAt > Date.now() + 50_000);
-    // The grace is over (as if a minute had passed).
-    await ctx.database.db.run(
-      sql`UPDATE fedify_queue SET availableAt = ${Date.now()} WHERE id = ${row.id}`,
-    );
-    assert.equal(
-      await receiver.whenAllReceived(
-        `http://quando.test/federation/m/${written.id}#create-`,
-        1,
-        10_000,
-      ),
-      true,
-    );
-    assert.notEqual(await apObject(ctx, written.id), null);
-    assert.equal(
-      received(receiver).filter((id) => id.includes("#create-")).length,
-      2,
-    );
+      // A writer that dies right after its batch: the write and its queued
+      // publication are committed, the publication itself never ran.
+      const settings = await getSettings(ctx.database.db);
+      const start = Math.floor(Date.now() / 1000) + 86_400;
+      const written = await writeEvent(
+        {
+          db: ctx.database.db,
+          clock: ctx.clock,
+          settings,
+          publication: ctx.federation.publicationWrite(settings)!,
+        },
+        user.user,
+        { title: "Orphan", start_datetime: start, place_name: "Library" },
+      );
+      assert.ok(written.publication);
+      const [row] = await publications(ctx);
+      assert.equal(row.id, written.publication.id);
+      // Not before the grace: a live writer is still publishing it.
+      assert.ok(row.availableAt > Date.now() + 50_000);
+      // The grace is over (as if a minute had passed).
+      await ctx.database.db.run(
+        sql`UPDATE fedify_queue SET availableAt = ${Date.now()} WHERE id = ${row.id}`,
+      );
+      assert.equal(
+        await receiver.whenAllReceived(
+          `http://quando.test/federation/m/${written.id}#create-`,
+          1,
+          10_000,
+        ),
+        true,
+      );
+      assert.notEqual(await apObject(ctx, written.id), null);
+      assert.equal(
+        received(receiver).filter((id) => id.includes("#create-")).length,
+        2,
+      );
+    });
   } finally {
-    stop.abort();
-    await queue;
-    ctx.close();
     await receiver.close();
   }
 });
@@ -265,99 +280,93 @@ function startRawInbox() {
 
 Deno.test("a deleted event is sent as Delete of a Tombstone whose formerType is the ActivityStreams Event", async () => {
   const peer = startRawInbox();
-  const ctx = await app({});
-  const stop = new AbortController();
-  const queue = ctx.federation.startQueue(stop.signal);
   try {
-    const { token } = await followedInstance(ctx, peer.inbox);
-    const event = await postEvent(ctx, token);
-    const res = await call(ctx, "DELETE", `/api/events/${event.id}`, { token });
-    assert.equal(res.status, 204);
-    const deletion = await eventually(
-      "the Delete",
-      () => peer.bodies.find((b) => b.type === "Delete"),
-    );
-    const object = deletion.object as Record<string, unknown>;
-    assert.equal(object.type, "Tombstone");
-    // The ActivityStreams Event type. Fedify compacts it to "as:Event", and
-    // the activity's signatures (RsaSignature2017, eddsa-jcs-2022) cover that
-    // form, so it cannot be rewritten to the bare "Event" Gancio compares
-    // with (docs/FEDERATION.md, known gaps).
-    assert.ok(
-      ["Event", "as:Event", "https://www.w3.org/ns/activitystreams#Event"]
-        .includes(String(object.formerType)),
-      String(object.formerType),
-    );
-    assert.match(String(object.id), new RegExp(`/federation/m/${event.id}$`));
+    await withQueue({}, async (ctx) => {
+      const { token } = await followedInstance(ctx, peer.inbox);
+      const event = await postEvent(ctx, token);
+      const res = await call(ctx, "DELETE", `/api/events/${event.id}`, {
+        token,
+      });
+      assert.equal(res.status, 204);
+      const deletion = await eventually(
+        "the Delete",
+        () => peer.bodies.find((b) => b.type === "Delete"),
+      );
+      const object = deletion.object as Record<string, unknown>;
+      assert.equal(object.type, "Tombstone");
+      // The ActivityStreams Event type. Fedify compacts it to "as:Event", and
+      // the activity's signatures (RsaSignature2017, eddsa-jcs-2022) cover that
+      // form, so it cannot be rewritten to the bare "Event" Gancio compares
+      // with (docs/FEDERATION.md, known gaps).
+      assert.ok(
+        ["Event", "as:Event", "https://www.w3.org/ns/activitystreams#Event"]
+          .includes(String(object.formerType)),
+        String(object.formerType),
+      );
+      assert.match(String(object.id), new RegExp(`/federation/m/${event.id}$`));
+    });
   } finally {
-    stop.abort();
-    await queue;
-    ctx.close();
     await peer.close();
   }
 });
 
 Deno.test("the hourly extension of a series announces its new occurrences, a Create each, and nothing else", async () => {
   const receiver = startReceiver();
-  const ctx = await app({});
-  const stop = new AbortController();
-  const queue = ctx.federation.startQueue(stop.signal);
   try {
-    const { token } = await followedInstance(ctx, receiver.inboxUrl(0));
-    const start = Math.floor(Date.now() / 1000) + 3600;
-    const res = await call(ctx, "POST", "/api/events", {
-      token,
-      json: {
-        title: "Weekly choir",
-        start_datetime: start,
-        end_datetime: start + 3600,
-        place_name: "Hall",
-        recurrent: { frequency: "1w" },
-      },
+    await withQueue({}, async (ctx) => {
+      const { token } = await followedInstance(ctx, receiver.inboxUrl(0));
+      const start = Math.floor(Date.now() / 1000) + 3600;
+      const res = await call(ctx, "POST", "/api/events", {
+        token,
+        json: {
+          title: "Weekly choir",
+          start_datetime: start,
+          end_datetime: start + 3600,
+          place_name: "Hall",
+          recurrent: { frequency: "1w" },
+        },
+      });
+      assert.equal(res.status, 201);
+      const series = await res.json();
+      const occurrences = series.children.length as number;
+      assert.ok(occurrences > 2);
+      const creates = () =>
+        received(receiver).filter((id) => id.includes("#create-"));
+      await eventually(
+        "the series' Creates",
+        () => creates().length === occurrences || undefined,
+      );
+      // Two occurrences at the end of the horizon are missing (as if the
+      // horizon had moved on): the hourly job lays them out again.
+      const last = (series.children as { id: number }[]).slice(-2).map((c) =>
+        c.id
+      );
+      await ctx.database.db.run(
+        sql`DELETE FROM events WHERE id IN (${last[0]}, ${last[1]})`,
+      );
+      const jobs = await runScheduledJobs({
+        db: ctx.database.db,
+        clock: ctx.clock,
+        log: silentLogger,
+        media: createDbMediaStore(ctx.database.db, ctx.clock),
+        federation: ctx.federation,
+      });
+      assert.equal(jobs.occurrencesCreated, 2);
+      assert.deepEqual(jobs.failed, []);
+      await eventually(
+        "the new occurrences' Creates",
+        () => creates().length === occurrences + 2 || undefined,
+      );
+      // Give a wrong Update of the old occurrences the time to show.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(creates().length, occurrences + 2);
+      assert.deepEqual(
+        received(receiver).filter((id) => !id.includes("#create-")),
+        [],
+      );
+      assert.deepEqual(await publications(ctx), []);
     });
-    assert.equal(res.status, 201);
-    const series = await res.json();
-    const occurrences = series.children.length as number;
-    assert.ok(occurrences > 2);
-    const creates = () =>
-      received(receiver).filter((id) => id.includes("#create-"));
-    await eventually(
-      "the series' Creates",
-      () => creates().length === occurrences || undefined,
-    );
-    // Two occurrences at the end of the horizon are missing (as if the
-    // horizon had moved on): the hourly job lays them out again.
-    const last = (series.children as { id: number }[]).slice(-2).map((c) =>
-      c.id
-    );
-    await ctx.database.db.run(
-      sql`DELETE FROM events WHERE id IN (${last[0]}, ${last[1]})`,
-    );
-    const jobs = await runScheduledJobs({
-      db: ctx.database.db,
-      clock: ctx.clock,
-      log: silentLogger,
-      media: createDbMediaStore(ctx.database.db, ctx.clock),
-      federation: ctx.federation,
-    });
-    assert.equal(jobs.occurrencesCreated, 2);
-    assert.deepEqual(jobs.failed, []);
-    await eventually(
-      "the new occurrences' Creates",
-      () => creates().length === occurrences + 2 || undefined,
-    );
-    // Give a wrong Update of the old occurrences the time to show.
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(creates().length, occurrences + 2);
-    assert.deepEqual(
-      received(receiver).filter((id) => !id.includes("#create-")),
-      [],
-    );
-    assert.deepEqual(await publications(ctx), []);
   } finally {
-    stop.abort();
-    await queue;
-    ctx.close();
     await receiver.close();
   }
 });

@@ -25,7 +25,7 @@ import {
 import type { EventSummary } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
 import { matchesTerms, searchTerms } from "../search.ts";
-import { prebuiltStatements } from "../prebuilt.ts";
+import { type Placeholder, prebuiltStatements } from "../prebuilt.ts";
 
 /** The value that decides upcoming vs past: the end, or the start when there is none. */
 export const lastMoment = sql<
@@ -91,9 +91,6 @@ function ongoingAt(moment: Moment): SQL {
     and(long, notEnded, began),
   )!;
 }
-
-/** A placeholder of a statement built once (lib/prebuilt.ts). */
-type Placeholder = ReturnType<typeof sql.placeholder>;
 
 /** A moment (Unix seconds) and the moment a day before it, or their placeholders. */
 interface Moment {

@@ -12,7 +12,7 @@ import {
   tags,
   users,
 } from "../../db/schema.ts";
-import { prebuiltStatements } from "../prebuilt.ts";
+import { type Placeholder, prebuiltStatements } from "../prebuilt.ts";
 import type { UserRow } from "../users.ts";
 import { canSeeEvent, isModerator } from "./access.ts";
 import {
@@ -232,12 +232,7 @@ interface FullShape {
 }
 
 /** A value of a statement: given, an SQL expression, or a placeholder. */
-type Value =
-  | SQL
-  | SQL.Aliased
-  | number
-  | null
-  | ReturnType<typeof sql.placeholder>;
+type Value = SQL | number | null | Placeholder;
 
 /**
  * The statements of an event's full form (see eventFullQuery), the event
