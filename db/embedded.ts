@@ -594,7 +594,17 @@ export class EmbeddedClient implements Client {
     mode: TransactionMode = "deferred",
   ): Promise<ResultSet[]> {
     await this.#idle();
-    return this.#atomic(stmts, beginFor(mode));
+    const begin = beginFor(mode);
+    // One statement is atomic by itself: no BEGIN/COMMIT around it (most
+    // reads are one statement). A "read" batch keeps its read-only transaction.
+    if (stmts.length === 1 && mode !== "read") {
+      try {
+        return [this.run(normalize(stmts[0]))];
+      } catch (error) {
+        throw toBatchError(error, 0);
+      }
+    }
+    return this.#atomic(stmts, begin);
   }
 
   /** Runs migration statements atomically with foreign keys off, as `@libsql/client` does. */

@@ -1,6 +1,6 @@
 /** Reading events into their wire shapes with a fixed number of queries. */
-import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { asc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client.ts";
 import {
   apUsers,
@@ -13,19 +13,18 @@ import {
   users,
 } from "../../db/schema.ts";
 import { type Placeholder, prebuiltStatements } from "../prebuilt.ts";
+import { decodeRowObject, rowObject } from "../row-objects.ts";
 import type { UserRow } from "../users.ts";
 import { canSeeEvent, isModerator } from "./access.ts";
 import {
-  type ApUserRow,
+  type EventBundle,
   type EventFull,
   type EventRow,
   type EventSummary,
   type MessageRow,
-  type PlaceRow,
   type ResourceRow,
   serializeEventFull,
   serializeEventSummary,
-  type TagRow,
 } from "./serialize.ts";
 
 /** How many occurrences the full form of a series lists. */
@@ -224,7 +223,7 @@ export function summaryQuery(
   };
 }
 
-/** What the statements of an event's full form depend on, besides values. */
+/** What the statement of an event's full form depends on, besides values. */
 interface FullShape {
   moderator: boolean;
   signedIn: boolean;
@@ -234,93 +233,159 @@ interface FullShape {
 /** A value of a statement: given, an SQL expression, or a placeholder. */
 type Value = SQL | number | null | Placeholder;
 
+// The nested parts of the full form are read by correlated subqueries of the
+// event's own statement, under names of their own.
+const parentEvent = alias(events, "parent_event");
+const parentPlace = alias(places, "parent_place");
+const childEvent = alias(events, "child_event");
+const childPlace = alias(places, "child_place");
+
 /**
- * The statements of an event's full form (see eventFullQuery), the event
- * named by `ref`, for a viewer `viewerId` (null: anonymous) at `now`.
+ * A summary row (see summaryColumns) as a JSON object: the event `e` and its
+ * place `p` (left-joined by the caller).
  */
-function eventFullStatements(
+function summaryObject(
+  e: typeof parentEvent | typeof childEvent,
+  p: typeof parentPlace | typeof childPlace,
+): SQL {
+  return sql`json_object('id', ${e.id}, 'slug', ${e.slug}, 'status', ${e.status},
+    'title', ${e.title}, 'media', json(${e.media}),
+    'start_datetime', ${e.start_datetime}, 'end_datetime', ${e.end_datetime},
+    'placeId', ${e.placeId}, 'placeName', ${p.name},
+    'placeAddress', ${p.address}, 'placeLatitude', ${p.latitude},
+    'placeLongitude', ${p.longitude}, 'tagList', json(${tagListOf(e.id)}),
+    'userId', ${e.userId}, 'is_visible', ${e.is_visible})`;
+}
+
+/**
+ * The statement of an event's full form (see eventFullQuery), the event named
+ * by `ref`, for a viewer `viewerId` (null: anonymous) at `now`: one JSON
+ * object assembled by SQLite with the event, its owner, place and remote
+ * actor, and its tags, parent, next occurrences, messages and resources.
+ */
+function eventFullStatement(
   db: Db,
   ref: Value,
   viewerId: Value,
   now: Value,
   shape: FullShape,
 ) {
-  const idIs = (column: SQLiteColumn) => sql`${column} = ${ref}`;
-  /** A column of the event, as a scalar subquery. */
-  const own = (column: SQLiteColumn) =>
-    sql`(select ${column} from ${events} where ${events.id} = ${ref})`;
-  const mayEdit = (): SQL | undefined =>
-    shape.moderator
-      ? undefined
-      : shape.signedIn
-      ? sql`(${events.is_visible} = 1 or ${own(events.userId)} = ${viewerId})`
-      : eq(events.is_visible, true);
-  const statements = [
-    // The event with its owner, place and remote actor: one statement.
-    db.select({ event: events, user: users, place: places, apUser: apUsers })
-      .from(events)
-      .leftJoin(users, eq(users.id, events.userId))
-      .leftJoin(places, eq(places.id, events.placeId))
-      .leftJoin(apUsers, eq(apUsers.ap_id, events.apUserApId))
-      .where(idIs(events.id)),
-    db.select({ id: tags.id, tag: tags.tag, normalizedTag: tags.normalizedTag })
-      .from(eventTags).innerJoin(tags, eq(tags.id, eventTags.tagId))
-      .where(idIs(eventTags.eventId)).orderBy(asc(tags.normalizedTag)),
-    db.select({
-      ...summaryColumns,
-      userId: events.userId,
-      is_visible: events.is_visible,
-    }).from(events).leftJoin(places, eq(places.id, events.placeId))
-      .where(sql`${events.id} = ${own(events.parentId)}`),
-    // The series' next occurrences (ongoing included), soonest first; hidden
-    // ones for those who may edit the series. Only a series has any.
-    selectSummaries(db).where(
-      and(
-        idIs(events.parentId),
-        sql`coalesce(${events.end_datetime}, ${events.start_datetime}) >= ${now}`,
-        mayEdit(),
-      ),
-    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
-      CHILDREN_LIMIT,
-    ),
-  ];
+  const childVisible = shape.moderator
+    ? sql`1`
+    : shape.signedIn
+    ? sql`(${childEvent.is_visible} = 1 or ${events.userId} = ${viewerId})`
+    : sql`${childEvent.is_visible} = 1`;
   const withMessages = shape.signedIn && !shape.justCreated;
-  const more = [];
-  if (withMessages) {
-    more.push(
-      db.select().from(messages).where(
-        and(
-          idIs(messages.eventId),
-          shape.moderator ? undefined : and(
-            eq(messages.is_author_visible, true),
-            sql`${own(events.userId)} = ${viewerId}`,
-          ),
-        ),
-      ).orderBy(asc(messages.createdAt), asc(messages.id)),
-    );
-  }
-  if (!shape.justCreated) {
-    more.push(
-      db.select().from(resources).where(
-        and(
-          idIs(resources.eventId),
-          shape.moderator ? undefined : eq(resources.hidden, false),
-        ),
-      ).orderBy(desc(resources.createdAt), desc(resources.id)).limit(
-        RESOURCES_LIMIT,
-      ),
-    );
-  }
-  return [...statements, ...more];
+  const messageVisible = shape.moderator
+    ? sql`1`
+    : sql`${messages.is_author_visible} = 1 and ${events.userId} = ${viewerId}`;
+  const tagList = sql`(select json_group_array(json_object(
+      'tag', t.${sql.identifier("tag")},
+      'normalizedTag', t.${sql.identifier("normalizedTag")})
+      order by t.${sql.identifier("normalizedTag")})
+    from ${eventTags} et join ${tags} t
+      on t.${sql.identifier("id")} = et.${sql.identifier("tagId")}
+    where et.${sql.identifier("eventId")} = ${events.id})`;
+  const parent = sql`(select ${summaryObject(parentEvent, parentPlace)}
+    from ${events} ${parentEvent} left join ${places} ${parentPlace}
+      on ${parentPlace.id} = ${parentEvent.placeId}
+    where ${parentEvent.id} = ${events.parentId})`;
+  // The series' next occurrences (ongoing included), soonest first; hidden
+  // ones for those who may edit the series. Only a series (an event with a
+  // rule, which it keeps) has any: other events skip the lookup and its
+  // sorts (a third of the statement's time).
+  const children = sql`case when ${events.recurrent} is null then '[]' else
+    (select json_group_array(json(c.summary)
+      order by c.start_datetime, c.id)
+    from (select ${summaryObject(childEvent, childPlace)} as summary,
+        ${childEvent.start_datetime} as start_datetime, ${childEvent.id} as id
+      from ${events} ${childEvent} left join ${places} ${childPlace}
+        on ${childPlace.id} = ${childEvent.placeId}
+      where ${childEvent.parentId} = ${events.id}
+        and coalesce(${childEvent.end_datetime}, ${childEvent.start_datetime}) >= ${now}
+        and ${childVisible}
+      order by ${childEvent.start_datetime}, ${childEvent.id}
+      limit ${sql.raw(String(CHILDREN_LIMIT))}) c) end`;
+  // An event created a moment ago has no messages and no resources yet.
+  const messageList = withMessages
+    ? sql`(select json_group_array(json(${rowObject(messages)})
+        order by ${messages.createdAt}, ${messages.id})
+      from ${messages}
+      where ${messages.eventId} = ${events.id} and ${messageVisible})`
+    : sql`'[]'`;
+  const resourceList = shape.justCreated
+    ? sql`'[]'`
+    : sql`(select json_group_array(json(r.resource)
+        order by r.createdAt desc, r.id desc)
+      from (select ${rowObject(resources)} as resource,
+          ${resources.createdAt} as createdAt, ${resources.id} as id
+        from ${resources}
+        where ${resources.eventId} = ${events.id}
+          and ${shape.moderator ? sql`1` : sql`${resources.hidden} = 0`}
+        order by ${resources.createdAt} desc, ${resources.id} desc
+        limit ${sql.raw(String(RESOURCES_LIMIT))}) r)`;
+  return db.select({
+    full: sql<string>`json_object(
+      'event', ${rowObject(events)},
+      'user', ${rowObject(users, sql`${users.id} is not null`)},
+      'place', ${rowObject(places, sql`${places.id} is not null`)},
+      'apUser', ${rowObject(apUsers, sql`${apUsers.ap_id} is not null`)},
+      'tags', json(${tagList}),
+      'parent', json(${parent}),
+      'children', json(${children}),
+      'messages', json(${messageList}),
+      'resources', json(${resourceList}))`,
+  })
+    .from(events)
+    .leftJoin(users, eq(users.id, events.userId))
+    .leftJoin(places, eq(places.id, events.placeId))
+    .leftJoin(apUsers, eq(apUsers.ap_id, events.apUserApId))
+    .where(sql`${events.id} = ${ref}`);
+}
+
+/** A summary row as summaryObject gives it (tags as an array, flags as 0/1). */
+type SummaryObject = Omit<SummaryRow, "tagList"> & {
+  tagList: string[];
+  userId: number | null;
+  is_visible: number;
+};
+
+/** The summary of a row of summaryObject. */
+function summaryOfObject(row: SummaryObject): EventSummary {
+  return serializeEventSummary(
+    row,
+    row.placeId !== null && row.placeName !== null
+      ? {
+        id: row.placeId,
+        name: row.placeName,
+        address: row.placeAddress ?? "",
+        latitude: row.placeLatitude,
+        longitude: row.placeLongitude,
+      }
+      : null,
+    row.tagList,
+  );
+}
+
+/** What the full form's statement gives, parsed. */
+interface FullObject {
+  event: Record<string, unknown>;
+  user: Record<string, unknown> | null;
+  place: Record<string, unknown> | null;
+  apUser: Record<string, unknown> | null;
+  tags: EventBundle["tags"];
+  parent: SummaryObject | null;
+  children: SummaryObject[];
+  messages: Record<string, unknown>[];
+  resources: Record<string, unknown>[];
 }
 
 /**
  * The full form of an event as `viewer` may see it, or null when it does not
- * exist or is hidden from the viewer: one batch of statements that name the
- * event by `ref` (its id, or an SQL expression giving it, such as a lookup by
- * slug inside the batch that creates it), so that it can end a write's batch
- * and read what the write did. Statements that depend on the event's own
- * columns (owner, place, parent, actor) read them through a subquery.
+ * exist or is hidden from the viewer: one statement that names the event by
+ * `ref` (its id, or an SQL expression giving it, such as a lookup by slug
+ * inside the batch that creates it), so that it can end a write's batch and
+ * read what the write did.
  */
 export function eventFullQuery(
   db: Db,
@@ -329,69 +394,59 @@ export function eventFullQuery(
   now: number,
   options: { justCreated?: boolean } = {},
 ): BatchRead<EventFull | null> {
-  const moderator = isModerator(viewer);
-  // Messages: all for moderators, those marked visible for the owner. An
-  // event created a moment ago has no messages and no resources yet.
-  const withMessages = viewer !== null && !options.justCreated;
   const shape: FullShape = {
-    moderator,
+    moderator: isModerator(viewer),
     signedIn: viewer !== null,
     justCreated: options.justCreated ?? false,
   };
-  // By id, the usual case, the statements are built once (lib/prebuilt.ts).
+  // By id, the usual case, the statement is built once (lib/prebuilt.ts).
   const statements = typeof ref === "number"
     ? prebuiltStatements(
       db,
       `eventFull:${shape.moderator}:${shape.signedIn}:${shape.justCreated}`,
-      () =>
-        eventFullStatements(
+      () => [
+        eventFullStatement(
           db,
           sql.placeholder("ref"),
           sql.placeholder("viewer"),
           sql.placeholder("now"),
           shape,
         ),
+      ],
       { ref, viewer: viewer?.id ?? null, now },
     )
-    : eventFullStatements(db, ref, viewer?.id ?? null, now, shape);
+    : [eventFullStatement(db, ref, viewer?.id ?? null, now, shape)];
   return {
     statements,
     read(results) {
-      const [mainRows, tagRows, parentRows, childRows] = results as [
-        {
-          event: EventRow;
-          user: UserRow | null;
-          place: PlaceRow | null;
-          apUser: ApUserRow | null;
-        }[],
-        TagRow[],
-        (SummaryRow & Pick<EventRow, "userId" | "is_visible">)[],
-        SummaryRow[],
-      ];
-      const main = mainRows[0];
-      const event = main?.event;
+      const [row] = results[0] as { full: string }[];
+      if (!row) return null;
+      const full = JSON.parse(row.full) as FullObject;
+      const event = decodeRowObject(events, full.event) as EventRow;
       // An anonymous submitter gets back what they sent, though it is hidden.
-      if (!event || (!options.justCreated && !canSeeEvent(viewer, event))) {
-        return null;
-      }
-      const rest = results.slice(4) as unknown[][];
-      const messageRows = (withMessages ? rest.shift() : []) as MessageRow[];
-      const resourceRows =
-        (options.justCreated ? [] : rest.shift()) as ResourceRow[];
+      if (!options.justCreated && !canSeeEvent(viewer, event)) return null;
       const owner = viewer !== null && event.userId === viewer.id;
-      const parent = parentRows[0] && canSeeEvent(viewer, parentRows[0])
-        ? summaryOf(parentRows[0])
+      const parent = full.parent &&
+          canSeeEvent(viewer, {
+            userId: full.parent.userId,
+            is_visible: full.parent.is_visible === 1,
+          })
+        ? summaryOfObject(full.parent)
         : null;
       return serializeEventFull({
         event,
-        user: main.user,
-        place: main.place,
-        tags: tagRows,
+        user: decodeRowObject(users, full.user),
+        place: decodeRowObject(places, full.place),
+        tags: full.tags,
         parent,
-        children: childRows.map(summaryOf),
-        apUser: main.apUser,
-        messages: messageRows,
-        resources: resourceRows,
+        children: full.children.map(summaryOfObject),
+        apUser: decodeRowObject(apUsers, full.apUser),
+        messages: full.messages.map((m) =>
+          decodeRowObject(messages, m) as MessageRow
+        ),
+        resources: full.resources.map((r) =>
+          decodeRowObject(resources, r) as ResourceRow
+        ),
         fullUser: owner || viewer?.role === "admin",
       });
     },

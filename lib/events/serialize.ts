@@ -138,7 +138,7 @@ export interface EventBundle {
   event: EventRow;
   user: UserRow | null;
   place: PlaceRow | null;
-  tags: TagRow[];
+  tags: Pick<TagRow, "tag" | "normalizedTag">[];
   parent: EventSummary | null;
   children: EventSummary[];
   apUser: ApUserRow | null;

@@ -6,6 +6,9 @@
  *
  *   deno run --config deno.dev.json -A tests/bench/trace.ts <db file> <path> [n=50] [METHOD] [json body]
  *
+ * `{rand:N}` in the path is a random number from 1 to N at each request
+ * (distinct ids); TRACE_DUMP=<file> writes the last request's statements.
+ *
  * Writes go to the copy; the original file is not touched. A POST is sent
  * with a login token of the ADMIN_EMAIL/ADMIN_PASSWORD admin it creates.
  */
@@ -126,7 +129,12 @@ if (import.meta.main) {
   const t0 = performance.now();
   for (let i = 0; i < count; i++) {
     trace.length = 0;
-    const res = await app.request(path, {
+    // `{rand:N}` in the path: a random number from 1 to N at each request.
+    const url = path.replace(
+      /\{rand:(\d+)\}/g,
+      (_, max) => String(1 + Math.floor(Math.random() * Number(max))),
+    );
+    const res = await app.request(url, {
       method,
       headers: method === "GET" ? {} : {
         "content-type": "application/json",
@@ -153,6 +161,14 @@ if (import.meta.main) {
       `${t.us.toFixed(0).padStart(7)} µs ${String(t.rows).padStart(6)} rows  ${
         t.sql.replace(/\s+/g, " ").slice(0, 220)
       }`,
+    );
+  }
+  // TRACE_DUMP=<file>: the last request's statements with their arguments, as JSON.
+  const dump = Deno.env.get("TRACE_DUMP");
+  if (dump) {
+    await Deno.writeTextFile(
+      dump,
+      JSON.stringify(trace.map((t) => ({ sql: t.sql, args: t.args })), null, 2),
     );
   }
   if (Deno.env.get("TRACE_EXPLAIN") === "1") {
