@@ -25,8 +25,12 @@ export {
   type Tx,
 } from "./remote.ts";
 
+/** How long a read of another process's change marker is reused, in ms. */
+export const CHANGE_CHECK_MS = 1;
+
 interface ChangeWatcher {
-  dataVersion(): unknown;
+  /** The marker; `fresh`: read now, whenever it was last read. */
+  dataVersion(fresh?: boolean): unknown;
   close(): void;
 }
 
@@ -49,10 +53,21 @@ function openChangeWatcher(client: EmbeddedClient): ChangeWatcher | null {
   const statement = connection.prepare("PRAGMA data_version");
   statement.setReturnArrays(true);
   let open = true;
+  // Reading the marker takes the file's read lock (tens of microseconds):
+  // on a busy server it was most of a cache hit's time. It is read at most
+  // once per CHANGE_CHECK_MS; a commit by another process is seen that much
+  // later at most (this process's own commits are counted at once).
+  let version: unknown;
+  let readAt = -Infinity;
   return {
-    dataVersion() {
+    dataVersion(fresh = false) {
       if (!open) throw new Error("The database is closed");
-      return (statement.get() as unknown as unknown[] | undefined)?.[0];
+      const now = performance.now();
+      if (fresh || now - readAt >= CHANGE_CHECK_MS) {
+        version = (statement.get() as unknown as unknown[] | undefined)?.[0];
+        readAt = now;
+      }
+      return version;
     },
     close() {
       open = false;
@@ -92,11 +107,11 @@ async function openEmbeddedDatabase(url: string): Promise<Database> {
     db,
     embedded: true,
     counter,
-    dataVersion: watcher?.dataVersion ??
-      // :memory: has one connection and no other writer: the counter suffices.
-      (() => 0),
+    dataVersion: watcher
+      ? () => watcher.dataVersion() // :memory: has one connection and no other writer: the counter suffices.
+      : (() => 0),
     ping: watcher
-      ? () => Promise.resolve(watcher.dataVersion())
+      ? () => Promise.resolve(watcher.dataVersion(true))
       : () => client.execute("select 1"),
     close: () => {
       watcher?.close();

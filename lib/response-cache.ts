@@ -56,26 +56,30 @@ export class ResponseCache {
    * Concurrent calls with the same key and marker share one computation.
    * `ttlMs` may lengthen the default lifetime for answers that allow it.
    */
+  /** The answer cached for `key` under `marker`, if still fresh (no computing). */
+  get(key: string, marker: string): CachedAnswer | null {
+    const entry = this.#entries.get(key);
+    if (!entry) return null;
+    const age = this.#options.clock.now().getTime() - entry.storedAt;
+    if (entry.marker === marker && age >= 0 && age < entry.ttlMs) {
+      // Map order is recency order: move the entry to the end.
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      return entry.answer;
+    }
+    this.#remove(key, entry);
+    return null;
+  }
+
   async getOrCompute(
     key: string,
     marker: string,
     compute: () => Promise<CachedAnswer | null>,
     ttlMs = this.#options.ttlMs,
   ): Promise<CachedAnswer | null> {
+    const cached = this.get(key, marker);
+    if (cached) return cached;
     const now = this.#options.clock.now().getTime();
-    const entry = this.#entries.get(key);
-    if (entry) {
-      const age = now - entry.storedAt;
-      if (
-        entry.marker === marker && age >= 0 && age < entry.ttlMs
-      ) {
-        // Map order is recency order: move the entry to the end.
-        this.#entries.delete(key);
-        this.#entries.set(key, entry);
-        return entry.answer;
-      }
-      this.#remove(key, entry);
-    }
     const flightKey = `${marker}\n${key}`;
     const running = this.#inFlight.get(flightKey);
     if (running) {

@@ -49,19 +49,37 @@ async function capture(res: Response): Promise<CachedAnswer | null> {
   };
 }
 
+/**
+ * A Response made once per cached answer, never read: each unconditional hit
+ * is a clone of it, which copies its header list as it is (building a
+ * Response from the stored headers validates every one again, per hit).
+ */
+const templates = new WeakMap<CachedAnswer, Response>();
+
 function replay(
   answer: CachedAnswer,
   request: Request,
 ): Response {
+  // Most hits are unconditional: the stored answer goes out as it is.
+  const ifNoneMatch = request.headers.get("if-none-match");
+  const ifModifiedSince = request.headers.get("if-modified-since");
+  if (ifNoneMatch === null && ifModifiedSince === null) {
+    let template = templates.get(answer);
+    if (!template) {
+      template = new Response(answer.body, {
+        status: answer.status,
+        headers: answer.headers,
+      });
+      templates.set(answer, template);
+    }
+    return template.clone();
+  }
   const headers = new Headers(answer.headers);
   const etag = headers.get("etag");
   if (etag) {
     const lastModified = headers.get("last-modified");
     const conditional = notModified(
-      {
-        ifNoneMatch: request.headers.get("if-none-match"),
-        ifModifiedSince: request.headers.get("if-modified-since"),
-      },
+      { ifNoneMatch, ifModifiedSince },
       etag,
       // No Last-Modified: an invalid date, so If-Modified-Since never matches.
       new Date(lastModified ? Date.parse(lastModified) : Number.NaN),
@@ -79,34 +97,71 @@ function replay(
   });
 }
 
+/** The public-read cache: the middleware that fills it, and its hits. */
+export interface PublicReadCache {
+  /** Answers misses through the routes and keeps what may be kept. */
+  middleware: MiddlewareHandler<AppEnv>;
+  /**
+   * The cached answer to `request`, or null: called before the router, so a
+   * hit costs no routing and no middleware.
+   */
+  hit(request: Request): Response | null;
+}
+
+/** The path and query of `url`, as its parser normalised them. */
+function pathAndQuery(url: string): string {
+  return url.slice(url.indexOf("/", url.indexOf("//") + 2));
+}
+
+/** Path without the query. */
+function pathOf(pathAndQuery: string): string {
+  const query = pathAndQuery.indexOf("?");
+  return query === -1 ? pathAndQuery : pathAndQuery.slice(0, query);
+}
+
 /** Serves anonymous GETs of cacheable paths from `cache`, filling it on a miss. */
 export function publicReadCache(
   deps: RouteDeps,
   cache: ResponseCache,
-): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+): PublicReadCache {
+  /** The cache key of an anonymous GET of a cacheable path, or null. */
+  const keyOf = (request: Request): string | null => {
     if (
-      !cache.enabled || c.req.method !== "GET" ||
-      c.req.header("authorization") !== undefined ||
-      !isCacheablePath(c.req.path)
+      !cache.enabled || request.method !== "GET" ||
+      request.headers.has("authorization")
     ) {
-      return await next();
+      return null;
     }
-    const marker = deps.database.changeMarker();
-    if (marker === null) return await next();
-    const url = new URL(c.req.url);
-    const key = `${url.pathname}${url.search}\n${c.req.header("accept") ?? ""}`;
-    let ran = false;
-    const ttl = deps.database.embedded && c.req.path.startsWith("/feed/")
-      ? Math.max(deps.config.publicCacheMs, FEED_TTL_MS)
-      : deps.config.publicCacheMs;
-    const answer = await cache.getOrCompute(key, marker, async () => {
-      ran = true;
-      await next();
-      // Conditional requests may answer 304: nothing to keep, the handler answered.
-      return await capture(c.res);
-    }, ttl);
-    if (ran) return;
-    if (answer) return c.res = replay(answer, c.req.raw);
+    const target = pathAndQuery(request.url);
+    if (!isCacheablePath(pathOf(target))) return null;
+    return `${target}\n${request.headers.get("accept") ?? ""}`;
+  };
+  return {
+    hit(request) {
+      const key = keyOf(request);
+      if (key === null) return null;
+      const marker = deps.database.changeMarker();
+      if (marker === null) return null;
+      const answer = cache.get(key, marker);
+      return answer ? replay(answer, request) : null;
+    },
+    middleware: async (c, next) => {
+      const key = keyOf(c.req.raw);
+      if (key === null) return await next();
+      const marker = deps.database.changeMarker();
+      if (marker === null) return await next();
+      let ran = false;
+      const ttl = deps.database.embedded && c.req.path.startsWith("/feed/")
+        ? Math.max(deps.config.publicCacheMs, FEED_TTL_MS)
+        : deps.config.publicCacheMs;
+      const answer = await cache.getOrCompute(key, marker, async () => {
+        ran = true;
+        await next();
+        // Conditional requests may answer 304: nothing to keep, the handler answered.
+        return await capture(c.res);
+      }, ttl);
+      if (ran) return;
+      if (answer) return c.res = replay(answer, c.req.raw);
+    },
   };
 }

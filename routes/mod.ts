@@ -38,6 +38,14 @@ function isInboxPath(path: string): boolean {
     /^\/federation\/u\/[^/]+\/inbox$/.test(path);
 }
 
+/** The paths federationMiddleware answers or looks at. */
+const FEDERATION_PATHS = [
+  "/federation/*",
+  "/.well-known/*",
+  "/nodeinfo/*",
+  "/event/*",
+];
+
 /** Builds the application from its dependencies. */
 export function createApp(deps: AppDeps) {
   const routeDeps: RouteDeps = {
@@ -63,16 +71,19 @@ export function createApp(deps: AppDeps) {
   }
   // Anonymous reads of events and feeds, answered from memory until a write,
   // as they were sent (every header below included): a hit does nothing else.
-  app.use(
-    "*",
-    publicReadCache(
-      routeDeps,
-      new ResponseCache({
-        ttlMs: deps.config.publicCacheMs,
-        maxBytes: PUBLIC_CACHE_BYTES,
-        clock: deps.clock,
-      }),
-    ),
+  const readCache = publicReadCache(
+    routeDeps,
+    new ResponseCache({
+      ttlMs: deps.config.publicCacheMs,
+      maxBytes: PUBLIC_CACHE_BYTES,
+      clock: deps.clock,
+    }),
+  );
+  // Misses fill it: only GETs of the paths it may hold pass through it.
+  app.on(
+    "GET",
+    ["/api/events", "/api/events/*", "/api/collections/*", "/feed/*"],
+    readCache.middleware,
   );
   app.use("*", securityHeaders());
   // Bearer tokens, not cookies, authenticate the API, so any origin may call it.
@@ -101,9 +112,8 @@ export function createApp(deps: AppDeps) {
   const uploadLimit = limitTo(deps.config.mediaMaxBytes + 64 * 1024);
   // Inboxes take what anyone on the internet sends: a limit of their own.
   const inboxLimit = limitTo(INBOX_MAX_BYTES);
-  app.use("*", (c, next) => {
-    // Requests without a body have nothing to limit.
-    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+  // Requests without a body (GET, HEAD, OPTIONS) have nothing to limit.
+  app.on(["POST", "PUT", "PATCH", "DELETE"], "*", (c, next) => {
     if (isInboxPath(c.req.path)) return inboxLimit(c, next);
     const upload =
       /^multipart\/form-data/i.test(c.req.header("content-type") ?? "") &&
@@ -111,8 +121,11 @@ export function createApp(deps: AppDeps) {
     return (upload ? uploadLimit : defaultLimit)(c, next);
   });
 
-  // Fedify answers its own paths (actor, inbox, objects, WebFinger, NodeInfo).
-  app.use("*", federationMiddleware(routeDeps));
+  // Fedify answers its own paths (actor, inbox, objects, WebFinger, NodeInfo),
+  // and an event's page asked for as ActivityPub is sent to its object:
+  // other paths never pass through it.
+  const federation = federationMiddleware(routeDeps);
+  for (const path of FEDERATION_PATHS) app.use(path, federation);
 
   app.route("/", healthRoutes(routeDeps));
   app.route("/", loginRoutes(routeDeps));
@@ -166,6 +179,14 @@ export function createApp(deps: AppDeps) {
     c.header("Cache-Control", "public, max-age=300");
     return c.html(page(nonce));
   });
+  // Hits of the public-read cache are answered before the router: no
+  // routing, context or middleware for them (the request log at debug level
+  // sees every request, so it keeps them on the router's path).
+  if (deps.config.logLevel !== "debug") {
+    const dispatch = app.fetch;
+    app.fetch = (request, env, executionCtx) =>
+      readCache.hit(request) ?? dispatch(request, env, executionCtx);
+  }
   return app;
 }
 

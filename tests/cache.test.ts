@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
+import { CHANGE_CHECK_MS, openDatabase } from "../db/client.ts";
 import { events } from "../db/schema.ts";
 import { eq, sql } from "drizzle-orm";
 import {
@@ -191,6 +191,8 @@ Deno.test("a write by another connection to the same database file ends cached a
       eq(events.id, event.id),
     );
     other.close();
+    // Seen once the marker is read again: within CHANGE_CHECK_MS (1 ms).
+    await new Promise((resolve) => setTimeout(resolve, CHANGE_CHECK_MS + 1));
     assert.equal((await getJson(ctx, path)).body.title, "Changed elsewhere");
   } finally {
     ctx.close();

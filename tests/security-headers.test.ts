@@ -9,8 +9,11 @@ import { call, createTestApp } from "./helpers.ts";
 
 const EVERY = {
   "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
   "strict-transport-security": "max-age=15552000; includeSubDomains",
+};
+/** What answers other than JSON get too. */
+const NOT_JSON = {
+  "x-frame-options": "DENY",
   "referrer-policy": "strict-origin-when-cross-origin",
   "cross-origin-resource-policy": "cross-origin",
 };
@@ -23,19 +26,37 @@ const PAGE_ONLY = [
   "x-xss-protection",
 ];
 
-function assertEvery(headers: Headers, what: string) {
-  for (const [name, value] of Object.entries(EVERY)) {
+function assertHeaders(
+  headers: Headers,
+  what: string,
+  expected: Record<string, string>,
+) {
+  for (const [name, value] of Object.entries(expected)) {
     assert.equal(headers.get(name), value, `${what}: ${name}`);
   }
 }
 
-Deno.test("security headers: data answers get the common set and a policy that runs nothing; pages the full set", async () => {
+function assertEvery(headers: Headers, what: string) {
+  assertHeaders(headers, what, EVERY);
+}
+
+Deno.test("security headers: JSON gets nosniff, HSTS and a policy that runs nothing; other data also no framing, referrer and CORP; pages the full set", async () => {
   const ctx = await createTestApp({ env: { PUBLIC_CACHE_MS: "60000" } });
   try {
     for (const path of ["/api/health", "/api/events", "/feed/rss", "/nope"]) {
       const res = await call(ctx, "GET", path);
       await res.body?.cancel();
       assertEvery(res.headers, path);
+      if (path === "/feed/rss") {
+        assertHeaders(res.headers, path, NOT_JSON);
+      } else {
+        // JSON is read by scripts, not rendered: the switches for rendered
+        // or embedded content are left out (each header costs throughput).
+        assert.match(res.headers.get("content-type") ?? "", /json/, path);
+        for (const name of Object.keys(NOT_JSON)) {
+          assert.equal(res.headers.get(name), null, `${path}: ${name}`);
+        }
+      }
       assert.equal(
         res.headers.get("content-security-policy"),
         "default-src 'none'; frame-ancestors 'none'",
@@ -49,6 +70,7 @@ Deno.test("security headers: data answers get the common set and a policy that r
     assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
     await page.body?.cancel();
     assertEvery(page.headers, "/");
+    assertHeaders(page.headers, "/", NOT_JSON);
     for (const name of PAGE_ONLY) {
       assert.ok(page.headers.get(name), `/: ${name}`);
     }

@@ -91,6 +91,7 @@ try {
   };
   await measure("bare Hono route (runtime limit)", `${bare.base}/bare`);
   await measure("app: unknown path (404)", `${server.base}/nope`);
+  await measure("app: unknown API path (404, CORS)", `${server.base}/api/nope`);
   await measure("app: GET /api/health", `${server.base}/api/health`);
   await measure(
     "app: GET /api/events/{id} (cached)",
