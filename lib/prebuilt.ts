@@ -17,6 +17,8 @@ export type Placeholder = ReturnType<typeof sql.placeholder>;
 
 /** What Drizzle's prepared query gives: its SQL, and how results are mapped. */
 interface PreparedQuery {
+  /** A select's columns (one per field), as Drizzle lists them. */
+  fields?: readonly unknown[];
   getQuery(): { sql: string; params: unknown[] };
   mapResult(response: unknown, isFromBatch?: boolean): unknown;
 }
@@ -53,6 +55,7 @@ export function prebuiltStatements(
     // from, and that maps the result as the builder's would.
     const item = {
       _prepare: () => ({
+        fields: query.fields,
         getQuery: () => ({ sql, params: filled }),
         mapResult: (response: unknown, isFromBatch?: boolean) =>
           query.mapResult(response, isFromBatch),
@@ -60,4 +63,83 @@ export function prebuiltStatements(
     };
     return item as unknown as BatchItem;
   });
+}
+
+/** What a batch item gives Drizzle when it runs: its SQL and its mapping. */
+interface BatchPreparable {
+  _prepare(): PreparedQuery;
+}
+
+/**
+ * Several selects as one statement (UNION ALL of the selects, each kept whole
+ * with its own order and limit in a subquery, those with fewer columns
+ * padded with nulls), whose result is the list of what each select would
+ * have given, in order. On a remote database each statement costs a share of
+ * a round trip; on the embedded one each has its own overhead.
+ */
+export function unionOf(parts: readonly BatchItem[]): BatchItem {
+  const prepared = parts.map((part) =>
+    (part as unknown as BatchPreparable)._prepare()
+  );
+  const widths = prepared.map((query) => query.fields?.length);
+  const widest = Math.max(...widths.map((w) => w ?? 0));
+  const queries = prepared.map((query) => query.getQuery());
+  // The part each row comes from, and its rank in that part's own order.
+  const text = queries.map((query, i) => {
+    const width = widths[i];
+    if (width === undefined && widths.some((w) => w !== widths[0])) {
+      throw new Error("unionOf: a select of unknown width among others");
+    }
+    const padding = width === undefined || width === widest
+      ? ""
+      : ", null".repeat(widest - width);
+    return `select ${i} as "part", row_number() over () as "rank", *${padding} from (${query.sql})`;
+  }).join(" union all ");
+  const params = queries.flatMap((query) => query.params);
+  const item = {
+    _prepare: () => ({
+      // Its width, should it be merged in turn (the part, the rank, the rest).
+      fields: new Array(2 + widest),
+      getQuery: () => ({ sql: text, params }),
+      mapResult(response: unknown, isFromBatch?: boolean) {
+        const rows =
+          (isFromBatch
+            ? (response as { rows: ArrayLike<unknown>[] }).rows
+            : response) as ArrayLike<unknown>[];
+        const byPart: unknown[][][] = prepared.map(() => []);
+        // SQLite gives the parts in turn, each in its own order; the rank
+        // checks that rather than trusting it (an ORDER BY on the whole
+        // would make SQLite sort every part again).
+        let ordered = true;
+        for (let i = 1; i < rows.length && ordered; i++) {
+          const [part, rank] = [Number(rows[i][0]), Number(rows[i][1])];
+          const [before, beforeRank] = [
+            Number(rows[i - 1][0]),
+            Number(rows[i - 1][1]),
+          ];
+          ordered = before < part || (before === part && beforeRank < rank);
+        }
+        const sorted = ordered
+          ? rows
+          : [...rows].sort((a, b) =>
+            Number(a[0]) - Number(b[0]) || Number(a[1]) - Number(b[1])
+          );
+        for (const row of sorted) {
+          const part = Number(row[0]);
+          const width = widths[part];
+          byPart[part].push(
+            Array.prototype.slice.call(
+              row,
+              2,
+              width === undefined ? undefined : 2 + width,
+            ),
+          );
+        }
+        return prepared.map((query, i) =>
+          query.mapResult({ rows: byPart[i] }, true)
+        );
+      },
+    }),
+  };
+  return item as unknown as BatchItem;
 }

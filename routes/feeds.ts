@@ -25,7 +25,7 @@ import {
   settingsModifiedAtQuery,
   tagScopeQuery,
 } from "../lib/feeds/select.ts";
-import { allReads, runRead } from "../lib/events/load.ts";
+import { allReads, asOneStatement, runRead } from "../lib/events/load.ts";
 import { renderFeed, type TextFormat } from "../lib/feeds/syndication.ts";
 import { getSettings, type Settings } from "../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
@@ -240,7 +240,7 @@ export function feedRoutes(deps: RouteDeps) {
     if (format === "ics") {
       const [settingsAt, scope, content] = await runRead(
         db,
-        allReads(
+        asOneStatement(allReads(
           settingsModifiedAtQuery(db),
           scopeQuery,
           calendarContentQuery(
@@ -250,7 +250,7 @@ export function feedRoutes(deps: RouteDeps) {
             windowStart,
             settings.instance_timezone,
           ),
-        ),
+        )),
       );
       const title = scopeTitle(settings, scope);
       const rows = [
@@ -282,7 +282,7 @@ export function feedRoutes(deps: RouteDeps) {
     }
     const [settingsAt, scope, entries] = await runRead(
       db,
-      allReads(
+      asOneStatement(allReads(
         settingsModifiedAtQuery(db),
         scopeQuery,
         feedEntriesQuery(
@@ -292,7 +292,7 @@ export function feedRoutes(deps: RouteDeps) {
           windowStart,
           settings.recurrent_event_visible,
         ),
-      ),
+      )),
     );
     const updated = latest([
       settingsAt,
@@ -373,10 +373,10 @@ export function feedRoutes(deps: RouteDeps) {
     const windowStart = now - DEFAULT_PAST_DAYS * DAY;
     const [settingsAt, found] = await runRead(
       db,
-      allReads(
+      asOneStatement(allReads(
         settingsModifiedAtQuery(db),
         eventCalendarQuery(db, by, windowStart, settings.instance_timezone),
-      ),
+      )),
     );
     if (!found) throw notFound("Event");
     const { row, content } = found;

@@ -5,7 +5,13 @@ import { events, eventTags, places, tags } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { conflict, isUniqueViolation, notFound } from "../errors.ts";
 import { lastMoment, listableConditions } from "./list.ts";
-import { selectSummaries, summaryOf } from "./load.ts";
+import {
+  selectAsOne,
+  selectSummaries,
+  summaryOf,
+  type SummaryRow,
+} from "./load.ts";
+import type { PlaceRow } from "./serialize.ts";
 import { serializePlace } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
 
@@ -67,7 +73,7 @@ export async function getPlaceWithEvents(
   now: number,
   limit: number,
 ) {
-  const [[place], rows] = await db.batch([
+  const [[place], rows] = await selectAsOne<[PlaceRow[], SummaryRow[]]>(db, [
     db.select().from(places).where(eq(places.id, id)),
     selectSummaries(db).where(
       and(

@@ -25,7 +25,7 @@ import {
 import type { EventSummary } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
 import { matchesTerms, searchTerms } from "../search.ts";
-import { type Placeholder, prebuiltStatements } from "../prebuilt.ts";
+import { type Placeholder, prebuiltStatements, unionOf } from "../prebuilt.ts";
 
 /** The value that decides upcoming vs past: the end, or the start when there is none. */
 export const lastMoment = sql<
@@ -141,15 +141,18 @@ export function splitRowsQuery<T extends SQLiteSelect>(
     limits.limit,
   );
   return {
+    // One statement: the three selects as one (lib/prebuilt.ts).
     statements: [
-      ongoing,
-      starting,
-      from().where(and(...conditions, sql`${lastMoment} < ${now}`))
-        .orderBy(desc(events.start_datetime), desc(events.id))
-        .limit(limits.pastLimit),
-    ] as unknown as BatchItem[],
+      unionOf([
+        ongoing,
+        starting,
+        from().where(and(...conditions, sql`${lastMoment} < ${now}`))
+          .orderBy(desc(events.start_datetime), desc(events.id))
+          .limit(limits.pastLimit),
+      ] as unknown as BatchItem[]),
+    ],
     read(results) {
-      const [ongoingRows, startingRows, past] = results as Awaited<T>[];
+      const [ongoingRows, startingRows, past] = results[0] as Awaited<T>[];
       return {
         upcoming: [...ongoingRows, ...startingRows].slice(
           0,
@@ -254,7 +257,8 @@ export function listByTagIdQuery(
         and(sql`${eventTags.tagId} = ${tagId}`, ...conditions, ...listable),
       );
   return {
-    statements: [
+    // One statement: the three selects as one (lib/prebuilt.ts).
+    statements: [unionOf([
       // Not ended (event_tags_tag_last_idx), started before now.
       tagged(
         sql`${eventTags.last_moment} >= ${now}`,
@@ -269,9 +273,9 @@ export function listByTagIdQuery(
       tagged(sql`+${eventTags.last_moment} < ${now}`)
         .orderBy(desc(eventTags.start_datetime), desc(eventTags.eventId))
         .limit(limits.pastLimit),
-    ],
+    ] as unknown as BatchItem[])],
     read(results) {
-      const [ongoing, starting, past] = results as SummaryRow[][];
+      const [ongoing, starting, past] = results[0] as SummaryRow[][];
       return summarize(
         [...ongoing, ...starting].slice(0, limits.limit),
         past,
@@ -334,9 +338,9 @@ export async function searchEvents(
         take: offset + q.max,
       },
     );
-    const [a, b] = await db.batch(
-      statements as [BatchItem, ...BatchItem[]],
-    ) as unknown as SummaryRow[][];
+    const [[a, b]] = await db.batch([unionOf(statements)]) as unknown as [
+      SummaryRow[][],
+    ];
     return [...a, ...b].slice(offset, offset + q.max).map(summaryOf);
   }
   const conditions = listableConditions(q.showRecurrent);
@@ -357,7 +361,9 @@ export async function searchEvents(
     conditions,
     offset + q.max,
   );
-  const [a, b] = await db.batch([ongoing, starting]);
+  const [[a, b]] = await db.batch([
+    unionOf([ongoing, starting] as unknown as BatchItem[]),
+  ]) as unknown as [SummaryRow[][]];
   return [...a, ...b].slice(offset, offset + q.max).map(summaryOf);
 }
 

@@ -12,7 +12,7 @@ import {
   tags,
   users,
 } from "../../db/schema.ts";
-import { type Placeholder, prebuiltStatements } from "../prebuilt.ts";
+import { type Placeholder, prebuiltStatements, unionOf } from "../prebuilt.ts";
 import { decodeRowObject, rowObject } from "../row-objects.ts";
 import type { UserRow } from "../users.ts";
 import { canSeeEvent, isModerator } from "./access.ts";
@@ -204,6 +204,30 @@ export function allReads<T extends readonly BatchRead<unknown>[]>(
       }) as ReadResults<T>;
     },
   };
+}
+
+/**
+ * A read (of selects only) as one statement: its selects merged by unionOf,
+ * its answer made as before.
+ */
+export function asOneStatement<T>(query: BatchRead<T>): BatchRead<T> {
+  if (query.statements.length <= 1) return query;
+  return {
+    statements: [unionOf(query.statements)],
+    read: (results) => query.read(results[0] as unknown[]),
+  };
+}
+
+/**
+ * Selects run as one statement (unionOf): what `db.batch` would give for
+ * them, in one statement instead of one each.
+ */
+export async function selectAsOne<T extends readonly unknown[]>(
+  db: Db,
+  selects: readonly BatchItem[],
+): Promise<T> {
+  const [results] = await db.batch([unionOf(selects)]) as unknown as [T];
+  return results;
 }
 
 /** An event named in a statement: its id, or an SQL expression giving it. */

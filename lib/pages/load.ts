@@ -16,7 +16,13 @@ import {
   listUpcomingAndPastQuery,
   type SplitLimits,
 } from "../events/list.ts";
-import { type BatchItem, selectSummaries, summaryOf } from "../events/load.ts";
+import {
+  type BatchItem,
+  selectAsOne,
+  selectSummaries,
+  summaryOf,
+  type SummaryRow,
+} from "../events/load.ts";
 import type { EventRow, EventSummary, PlaceRow } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
 import { dayKey, dayLabel, type Locality } from "./format.ts";
@@ -94,7 +100,7 @@ export async function loadHomePage(
   const offset = (page - 1) * pageSize;
   // One more than the page, to know whether a next page exists.
   const take = offset + pageSize + 1;
-  const [running, starting] = await db.batch([
+  const [running, starting] = await selectAsOne<SummaryRow[][]>(db, [
     // `+ 0` keeps the planner off the start index: the range on
     // (end ?? start) is what bounds this set.
     selectSummaries(db).where(
@@ -151,8 +157,12 @@ export async function loadEventPage(
   /** A column of the event, as a scalar subquery. */
   const own = (column: SQLiteColumn) =>
     sql`(select ${column} from ${events} where ${events.slug} = ${slug})`;
-  const [eventRows, placeRows, tagRows, childRows, actorRows] = await db
-    .batch([
+  const [eventRows, placeRows, tagRows, childRows, actorRows] =
+    await selectAsOne<
+      [EventRow[], PlaceRow[], { tag: string }[], Occurrence[], {
+        blocked: boolean;
+      }[]]
+    >(db, [
       db.select().from(events).where(
         and(eq(events.slug, slug), eq(events.is_visible, true)),
       ),
@@ -222,10 +232,10 @@ export async function loadTagPage(
     showRecurrent,
     limits,
   );
-  const [rows, ...results] = await db.batch([
+  const [rows, ...results] = await selectAsOne<unknown[][]>(db, [
     db.select({ tag: tags.tag }).from(tags).where(eq(tags.normalizedTag, key)),
     ...listing.statements,
-  ] as [BatchItem, ...BatchItem[]]);
+  ] as BatchItem[]);
   const row = (rows as { tag: string }[])[0];
   if (!row) return null;
   const found = listing.read(results);
@@ -249,10 +259,10 @@ export async function loadPlacePage(
     [...listableConditions(showRecurrent), eq(events.placeId, id)],
     limits,
   );
-  const [placeRows, ...results] = await db.batch([
+  const [placeRows, ...results] = await selectAsOne<unknown[][]>(db, [
     db.select().from(places).where(eq(places.id, id)),
     ...listing.statements,
-  ] as [BatchItem, ...BatchItem[]]);
+  ] as BatchItem[]);
   const place = (placeRows as PlaceRow[])[0];
   if (!place) return null;
   return { place, ...listing.read(results) };
