@@ -32,7 +32,8 @@ Deno.test("/federation/p/{id} serves the Place an event names as its location, w
       headers: AP,
     });
     assert.equal(object.status, 200);
-    const location = (await object.json()).location;
+    // Always a list (docs/FEDERATION.md): the one place first.
+    const [location] = (await object.json()).location;
     const placeUrl = new URL(location.id);
     assert.equal(placeUrl.pathname, `/federation/p/${event.place.id}`);
 

@@ -119,8 +119,12 @@ export interface BundlingQueue {
   /**
    * Runs `fn`; what it enqueues is stored when it has finished, messages
    * sharing an ordering key (and delay) as one bundle: one insert per key.
+   * `rewrite`, when given, is what each message is stored as.
    */
-  collect<T>(fn: () => Promise<T>): Promise<T>;
+  collect<T>(
+    fn: () => Promise<T>,
+    rewrite?: (message: unknown) => Promise<unknown>,
+  ): Promise<T>;
 }
 
 /**
@@ -250,9 +254,15 @@ export function createBundlingQueue(
     },
   };
 
-  async function collect<T>(fn: () => Promise<T>): Promise<T> {
+  async function collect<T>(
+    fn: () => Promise<T>,
+    rewrite?: (message: unknown) => Promise<unknown>,
+  ): Promise<T> {
     const buffer: Collected[] = [];
     const result = await collecting.run(buffer, fn);
+    if (rewrite) {
+      for (const item of buffer) item.message = await rewrite(item.message);
+    }
     if (buffer.length > 0) await flush(buffer);
     return result;
   }

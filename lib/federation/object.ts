@@ -168,11 +168,8 @@ export function buildEventObject(input: EventObjectInput) {
     content: event.description ||
       `<p>${escapeHtml(summary).replace(/\n/g, "<br>")}</p>`,
     summary,
-    ...(locations.length === 1
-      ? { location: locations[0] }
-      : locations.length > 1
-      ? { location: locations }
-      : {}),
+    // Lists are always arrays: Gancio and others read no single values.
+    ...(locations.length > 0 ? { location: locations } : {}),
     attachment: event.media.map((m) => attachment(base, m)),
     tag: tags.map((t) => ({
       type: "Hashtag",

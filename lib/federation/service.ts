@@ -110,6 +110,11 @@ import {
 import type { DrainBudget, LibsqlMessageQueue } from "./store.ts";
 import { createBundlingQueue, rememberSignatureSpecs } from "./batching.ts";
 import {
+  createRawActivities,
+  type JsonObject,
+  RAW_ACTIVITY_CONTEXT,
+} from "./raw-activities.ts";
+import {
   idOf,
   parseRemoteEvent,
   parseRemoteNote,
@@ -381,6 +386,8 @@ export function createFederationService(
       });
     },
   });
+  // Activities delivered as we write them (lib/federation/raw-activities.ts).
+  const rawActivities = createRawActivities(localContextLoader);
   let keysPromise: ReturnType<typeof loadOrCreateKeyPairs> | null = null;
   const keyPairs = () => {
     if (deps.keyPairs) return Promise.resolve(deps.keyPairs);
@@ -1364,7 +1371,11 @@ export function createFederationService(
     const sender = { identifier: settings.instance_actor };
     const actor = new URL(me(settings));
     const updates: BatchItem[] = [];
-    const activities: { activity: Activity; orderingKey: string }[] = [];
+    const activities: {
+      activity: Activity;
+      orderingKey: string;
+      raw: JsonObject;
+    }[] = [];
     for (const { before, after } of relevant) {
       const was = before?.federated ?? false;
       const event = (after ?? before)!;
@@ -1391,6 +1402,8 @@ export function createFederationService(
         // costs several milliseconds per write.
         if (followers.length === 0) continue;
         const Kind = was ? Update : Create;
+        const published = Temporal.Instant.fromEpochMilliseconds(stamp);
+        const { "@context": _context, ...object } = json;
         activities.push({
           orderingKey,
           activity: new Kind({
@@ -1398,25 +1411,48 @@ export function createFederationService(
             actor,
             to: new URL(AS_PUBLIC),
             cc: ctx.getFollowersUri(settings.instance_actor),
-            published: Temporal.Instant.fromEpochMilliseconds(stamp),
+            published,
             object: await toVocabEvent(json),
           }),
+          // Delivered as written (lib/federation/raw-activities.ts): the
+          // whole object, its place's address and its lists as arrays.
+          raw: {
+            "@context": RAW_ACTIVITY_CONTEXT,
+            id: activityId,
+            type: kind,
+            actor: actor.href,
+            to: [AS_PUBLIC],
+            cc: [ctx.getFollowersUri(settings.instance_actor).href],
+            published: published.toString(),
+            object,
+          },
         });
         continue;
       }
       if (followers.length === 0) continue;
       const id = eventObjectUrl(baseUrl, before!.id);
+      const activityId = `${id}#delete-${stamp}`;
       activities.push({
         orderingKey,
         activity: new Delete({
-          id: new URL(`${id}#delete-${stamp}`),
+          id: new URL(activityId),
           actor,
           to: new URL(AS_PUBLIC),
           cc: ctx.getFollowersUri(settings.instance_actor),
-          // Gancio deletes only what it knows was an Event (it answers 500
-          // to a bare Tombstone), and others read the type the same way.
           object: new Tombstone({ id: new URL(id), formerType: Event }),
         }),
+        // Gancio deletes only what it knows was an Event (it answers 500 to
+        // a bare Tombstone), and reads `formerType` as the plain "Event",
+        // which Fedify's serialisation writes as "as:Event".
+        raw: {
+          "@context": RAW_ACTIVITY_CONTEXT,
+          id: activityId,
+          type: "Delete",
+          actor: actor.href,
+          to: [AS_PUBLIC],
+          cc: [ctx.getFollowersUri(settings.instance_actor).href],
+          object: { id, type: "Tombstone", formerType: "Event" },
+        },
       });
     }
     // Nothing to deliver: the objects and the settling in one commit.
@@ -1430,15 +1466,24 @@ export function createFederationService(
       inboxId: f.inbox ? new URL(f.inbox) : null,
       endpoints: f.sharedInbox ? { sharedInbox: new URL(f.sharedInbox) } : null,
     }));
-    await bundling.collect(async () => {
-      for (const { activity, orderingKey } of activities) {
-        await ctx.sendActivity(sender, recipients, activity, {
-          preferSharedInbox: true,
-          // One event's activities are delivered in order (Create before Update).
-          orderingKey,
-        });
-      }
-    });
+    for (const { raw } of activities) rawActivities.register(raw);
+    try {
+      await bundling.collect(async () => {
+        for (const { activity, orderingKey } of activities) {
+          await ctx.sendActivity(sender, recipients, activity, {
+            preferSharedInbox: true,
+            // One event's activities are delivered in order (Create before Update).
+            orderingKey,
+            // One queued message per inbox, here: each is rewritten to the
+            // raw activity as it is queued (a fan-out message would be
+            // expanded later, from Fedify's serialisation).
+            fanout: "skip",
+          });
+        }
+      }, rawActivities.rewriteOutboxMessage);
+    } finally {
+      rawActivities.forget(activities.map(({ raw }) => String(raw.id)));
+    }
     // Settled only once the deliveries are queued.
     await finish([]);
   }

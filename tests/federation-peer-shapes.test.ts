@@ -1,0 +1,213 @@
+/**
+ * What we send is what peers read: a follower inbox on loopback that is as
+ * strict as Gancio 1.21 (a 500 for what Gancio fails on) receives a Create,
+ * an Update and a Delete of an event, and checks their shapes; their Object
+ * Integrity Proof and Linked Data signature are verified with Fedify against
+ * the instance's published keys.
+ */
+import assert from "node:assert/strict";
+import { verifyJsonLd, verifyObject } from "@fedify/fedify";
+import { Activity } from "@fedify/vocab";
+import { getDocumentLoader } from "@fedify/vocab-runtime";
+import { addFollower } from "./support/roundtrips.ts";
+import {
+  call,
+  createTestApp,
+  createTestUser,
+  eventually,
+  loginToken,
+  type TestContext,
+} from "./helpers.ts";
+
+type Json = Record<string, unknown>;
+
+/**
+ * Gancio's reading of an activity, as far as its failures go: lists only as
+ * arrays; an update needs its place's address; a delete must name an Event.
+ * Returns why it would fail, or null.
+ */
+function gancioRefusal(activity: Json): string | null {
+  const object = activity.object as Json;
+  if (activity.type === "Create" || activity.type === "Update") {
+    for (const list of ["tag", "attachment", "location"]) {
+      if (list in object && !Array.isArray(object[list])) {
+        return `${list} is not an array`;
+      }
+    }
+    const places = (object.location as Json[] | undefined ?? []).filter((l) =>
+      l.type === "Place" &&
+      (l.address as Json | undefined)?.type !== "VirtualLocation"
+    );
+    if (activity.type === "Update" && places.length > 0) {
+      const address = places[0].address as Json | string | undefined;
+      const street = typeof address === "string"
+        ? address
+        : address?.streetAddress;
+      if (!street) return "the place of an update has no address";
+    }
+  }
+  if (activity.type === "Delete") {
+    const type = object.type === "Tombstone" ? object.formerType : object.type;
+    if (type !== "Event") return `deletes only an Event, not ${type}`;
+  }
+  return null;
+}
+
+/** A Gancio-strict inbox on loopback keeping the raw bodies it accepted. */
+function startStrictInbox() {
+  const accepted: Json[] = [];
+  const refused: string[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      if (request.method !== "POST") return new Response(null, { status: 404 });
+      const body = await request.json() as Json;
+      const refusal = gancioRefusal(body);
+      if (refusal) {
+        refused.push(`${body.type}: ${refusal}`);
+        return new Response(refusal, { status: 500 });
+      }
+      accepted.push(body);
+      return new Response(null, { status: 202 });
+    },
+  );
+  const { port } = server.addr as Deno.NetAddr;
+  return {
+    inbox: `http://127.0.0.1:${port}/inbox`,
+    accepted,
+    refused,
+    close: () => server.shutdown(),
+  };
+}
+
+/** A document loader reading the instance's documents (its keys) through the app. */
+function appLoader(ctx: TestContext) {
+  const contexts = getDocumentLoader();
+  return async (url: string) => {
+    if (!url.startsWith(ctx.config.baseUrl)) return await contexts(url);
+    const path = url.replace(ctx.config.baseUrl, "").split("#")[0];
+    const res = await ctx.app.request(path, {
+      headers: { accept: "application/activity+json" },
+    });
+    assert.equal(res.status, 200, url);
+    return { contextUrl: null, documentUrl: url, document: await res.json() };
+  };
+}
+
+/** Checks the proof (eddsa-jcs-2022) and the Linked Data signature of `activity`. */
+async function assertSigned(ctx: TestContext, activity: Json) {
+  const documentLoader = appLoader(ctx);
+  const contextLoader = getDocumentLoader();
+  assert.ok(activity.proof, `${activity.type}: no proof`);
+  assert.ok(activity.signature, `${activity.type}: no Linked Data signature`);
+  assert.equal(
+    await verifyJsonLd(activity, { documentLoader, contextLoader }),
+    true,
+    `${activity.type}: the Linked Data signature does not verify`,
+  );
+  const { signature: _signature, ...withoutSignature } = activity;
+  const verified = await verifyObject(Activity, withoutSignature, {
+    documentLoader,
+    contextLoader,
+  });
+  assert.ok(
+    verified,
+    `${activity.type}: the proof does not verify: ${JSON.stringify(activity)}`,
+  );
+}
+
+Deno.test("Create, Update and Delete reach a Gancio-strict follower as it reads them, and their proof and Linked Data signature verify", async () => {
+  const peer = startStrictInbox();
+  const ctx = await createTestApp({
+    env: { ALLOW_PRIVATE_ADDRESSES: "true" },
+    now: new Date().toISOString(),
+  });
+  const stop = new AbortController();
+  const queue = ctx.federation.startQueue(stop.signal);
+  try {
+    await addFollower(ctx, peer.inbox);
+    const user = await createTestUser(ctx);
+    const token = await loginToken(ctx, user.email, user.password);
+    const start = Math.floor(Date.now() / 1000) + 86_400;
+    const created = await call(ctx, "POST", "/api/events", {
+      token,
+      json: {
+        title: "Courtyard concert",
+        start_datetime: start,
+        end_datetime: start + 3600,
+        place_name: "Courtyard",
+        place_address: "Via Roma 1, Bologna",
+        // One tag: Fedify's serialisation would make it a single object.
+        tags: ["music"],
+      },
+    });
+    const event = await created.json();
+    assert.equal(created.status, 201, JSON.stringify(event));
+    const create = await eventually(
+      "the Create",
+      () => peer.accepted.find((a) => a.type === "Create"),
+    );
+    const object = create.object as Json;
+    assert.equal(object.type, "Event");
+    assert.deepEqual(
+      (object.tag as Json[]).map((t) => t.name),
+      ["#music"],
+    );
+    const [place] = object.location as Json[];
+    assert.equal(place.type, "Place");
+    assert.equal(place.name, "Courtyard");
+    assert.deepEqual(place.address, {
+      type: "PostalAddress",
+      streetAddress: "Via Roma 1, Bologna",
+    });
+    assert.match(String(place.id), /\/federation\/p\/\d+$/);
+    await assertSigned(ctx, create);
+
+    const updated = await call(ctx, "PATCH", `/api/events/${event.id}`, {
+      token,
+      json: { title: "Courtyard concert (moved indoors)" },
+    });
+    assert.equal(updated.status, 200, await updated.text());
+    const update = await eventually(
+      "the Update",
+      () => peer.accepted.find((a) => a.type === "Update"),
+    );
+    // The whole object, as the Create carried it.
+    const updatedObject = update.object as Json;
+    assert.equal(updatedObject.name, "Courtyard concert (moved indoors)");
+    assert.equal(updatedObject.startTime, object.startTime);
+    assert.deepEqual(updatedObject.location, object.location);
+    assert.deepEqual(updatedObject.tag, object.tag);
+    await assertSigned(ctx, update);
+
+    const deleted = await call(ctx, "DELETE", `/api/events/${event.id}`, {
+      token,
+    });
+    assert.equal(deleted.status, 204);
+    const deletion = await eventually(
+      "the Delete",
+      () => peer.accepted.find((a) => a.type === "Delete"),
+    );
+    assert.deepEqual(deletion.object, {
+      id: object.id,
+      type: "Tombstone",
+      formerType: "Event",
+    });
+    // The proof covers the JSON as written; the Linked Data signature, if
+    // the relative "Event" keeps JSON-LD processing from making one, is absent.
+    const { signature: _signature, ...deletionWithoutSignature } = deletion;
+    assert.ok(
+      await verifyObject(Activity, deletionWithoutSignature, {
+        documentLoader: appLoader(ctx),
+        contextLoader: getDocumentLoader(),
+      }),
+      "Delete: the proof does not verify",
+    );
+    assert.deepEqual(peer.refused, []);
+  } finally {
+    stop.abort();
+    await queue;
+    ctx.close();
+    await peer.close();
+  }
+});
