@@ -278,7 +278,7 @@ function startRawInbox() {
   };
 }
 
-Deno.test("a deleted event is sent as Delete of a Tombstone whose formerType is \"Event\"", async () => {
+Deno.test('a deleted event is sent as Delete of a Tombstone whose formerType is "Event"', async () => {
   const peer = startRawInbox();
   try {
     await withQueue({}, async (ctx) => {
