@@ -85,7 +85,16 @@ async function followers(base: string): Promise<string[]> {
     headers: { accept: "application/activity+json" },
   });
   const body = await res.json();
-  return (body.orderedItems ?? body.items ?? []) as string[];
+  // Paged: the items are on the pages, from `first` on.
+  const items: string[] = [];
+  for (let next = body.first; typeof next === "string";) {
+    const page = await (await fetch(next, {
+      headers: { accept: "application/activity+json" },
+    })).json();
+    items.push(...(page.orderedItems ?? page.items ?? []));
+    next = page.next;
+  }
+  return items;
 }
 
 /** The id of the object an activity names (an embedded object or its id). */

@@ -4,6 +4,7 @@
  * endpoints for remote actors and instances (docs/FEDERATION.md).
  */
 import assert from "node:assert/strict";
+import { addFollower } from "./support/roundtrips.ts";
 import { apUsers, instances, resources } from "../db/schema.ts";
 import {
   call,
@@ -50,6 +51,46 @@ async function apJson(ctx: TestContext, path: string): Promise<Json> {
   const text = await res.text();
   assert.equal(res.status, 200, `${path}: ${text}`);
   return JSON.parse(text);
+}
+
+/** A path on the instance from one of its URLs. */
+function pathOf(url: string): string {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
+
+/**
+ * Every item of a paged collection, read as peers read it: the collection
+ * has no items of its own but a `first` page, and each page a `next`.
+ */
+async function collectionItems(
+  ctx: TestContext,
+  path: string,
+): Promise<{ collection: Json; pages: Json[]; items: Json[] }> {
+  const collection = await apJson(ctx, path);
+  assert.equal(
+    arrayOf(collection.orderedItems ?? collection.items).length,
+    0,
+    `${path}: items outside the pages`,
+  );
+  assert.equal(typeof collection.first, "string", JSON.stringify(collection));
+  const pages: Json[] = [];
+  for (
+    let next: unknown = collection.first;
+    typeof next === "string";
+    next = pages[pages.length - 1].next
+  ) {
+    assert.ok(pages.length < 100, "too many pages");
+    const page = await apJson(ctx, pathOf(next));
+    assert.match(String(page.type), /^(Ordered)?CollectionPage$/);
+    assert.equal(page.partOf, collection.id);
+    pages.push(page);
+  }
+  return {
+    collection,
+    pages,
+    items: pages.flatMap((p) => arrayOf(p.orderedItems ?? p.items)),
+  };
 }
 
 async function createEvent(
@@ -472,20 +513,13 @@ Deno.test("outbox: an OrderedCollection of Create activities with totalItems", a
     const c = await createEvent(ctx, owner.token, { title: "Gamma" });
     await toggle(ctx, owner.token, c.id);
 
-    const outbox = await apJson(ctx, "/federation/u/relay/outbox");
+    const { collection: outbox, items } = await collectionItems(
+      ctx,
+      "/federation/u/relay/outbox",
+    );
     assert.equal(outbox.id, `${ACTOR}/outbox`);
     assert.equal(outbox.type, "OrderedCollection");
     assert.equal(outbox.totalItems, 2, JSON.stringify(outbox));
-    let items = arrayOf(outbox.orderedItems);
-    if (items.length === 0 && outbox.first) {
-      const first = typeof outbox.first === "string"
-        ? await apJson(
-          ctx,
-          new URL(outbox.first).pathname + new URL(outbox.first).search,
-        )
-        : outbox.first as Json;
-      items = arrayOf(first.orderedItems);
-    }
     assert.equal(items.length, 2, JSON.stringify(outbox));
     assert.ok(items.every((i) => i.type === "Create"), JSON.stringify(items));
     assert.deepEqual(
@@ -512,9 +546,11 @@ Deno.test("outbox: totalItems counts what the outbox lists (no series templates)
   try {
     const owner = await userWithToken(ctx, "user");
     const parent = await createSeries(ctx, owner.token);
-    const outbox = await apJson(ctx, "/federation/u/relay/outbox");
-    const items = arrayOf(outbox.orderedItems);
-    assert.ok(items.length > 0 && items.length < 20, JSON.stringify(outbox));
+    const { collection: outbox, items } = await collectionItems(
+      ctx,
+      "/federation/u/relay/outbox",
+    );
+    assert.ok(items.length > 0, JSON.stringify(outbox));
     // The template itself is never federated ...
     assert.ok(
       !items.map((i) => idOf(i.object)).includes(
@@ -533,8 +569,8 @@ Deno.test("NodeInfo: localPosts counts federated events, not series templates", 
   try {
     const owner = await userWithToken(ctx, "user");
     await createSeries(ctx, owner.token);
-    const outbox = await apJson(ctx, "/federation/u/relay/outbox");
-    const federated = arrayOf(outbox.orderedItems).length;
+    const federated =
+      (await collectionItems(ctx, "/federation/u/relay/outbox")).items.length;
     const res = await call(ctx, "GET", "/nodeinfo/2.1");
     assert.equal(res.status, 200);
     assert.equal((await res.json()).usage.localPosts, federated);
@@ -550,6 +586,64 @@ Deno.test("followers: an empty collection with totalItems 0", async () => {
     assert.equal(followers.id, `${ACTOR}/followers`);
     assert.match(String(followers.type), /^(Ordered)?Collection$/);
     assert.equal(followers.totalItems, 0, JSON.stringify(followers));
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("outbox, upcoming and followers are paged: first, then next, every item once and in order (a new follower's backfill)", async () => {
+  const ctx = await createTestApp();
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const created: number[] = [];
+    // More than a page of each (OUTBOX_PAGE 20, UPCOMING_PAGE 50), starts in
+    // an order other than creation.
+    for (let i = 0; i < 53; i++) {
+      const start = NOW + DAY + ((i * 7) % 53) * HOUR;
+      const event = await createEvent(ctx, owner.token, {
+        title: `Paged ${i}`,
+        start_datetime: start,
+        end_datetime: start + HOUR,
+      });
+      created.push(event.id);
+    }
+    const outbox = await collectionItems(ctx, "/federation/u/relay/outbox");
+    assert.equal(outbox.collection.totalItems, 53);
+    assert.equal(outbox.pages.length, 3);
+    assert.equal(arrayOf(outbox.pages[0].orderedItems).length, 20);
+    // Newest first, each once.
+    assert.deepEqual(
+      outbox.items.map((i) => idOf(i.object)),
+      [...created].reverse().map((id) => `${BASE}/federation/m/${id}`),
+    );
+    // The object as served at its id (whole, lists as arrays).
+    const first = outbox.items[0].object as Json;
+    assert.ok(Array.isArray(first.location), JSON.stringify(first));
+
+    const upcoming = await collectionItems(
+      ctx,
+      "/federation/u/relay/upcoming",
+    );
+    assert.equal(upcoming.pages.length, 2);
+    const starts = upcoming.items.map((i) => Date.parse(String(i.startTime)));
+    assert.equal(starts.length, 53);
+    assert.deepEqual(starts, [...starts].sort((a, b) => a - b));
+
+    for (let i = 0; i < 105; i++) {
+      await addFollower(ctx, `https://peer${i}.example/inbox`, `f${i}`);
+    }
+    const followers = await collectionItems(
+      ctx,
+      "/federation/u/relay/followers",
+    );
+    assert.equal(followers.collection.totalItems, 105);
+    assert.equal(followers.pages.length, 2);
+    assert.equal(new Set(followers.items.map(idOf)).size, 105);
+
+    // A cursor that is not one of ours is a 404, not a 500.
+    const bad = await getAp(ctx, "/federation/u/relay/outbox?cursor=nope");
+    await bad.body?.cancel();
+    assert.equal(bad.status, 404);
   } finally {
     ctx.close();
   }
@@ -577,9 +671,11 @@ Deno.test("upcoming: a collection of the upcoming events (FEP-8a8e)", async () =
     await toggle(ctx, owner.token, hidden.id);
 
     const ids = async () => {
-      const collection = await apJson(ctx, "/federation/u/relay/upcoming");
+      const { collection, items } = await collectionItems(
+        ctx,
+        "/federation/u/relay/upcoming",
+      );
       assert.match(String(collection.type), /^(Ordered)?Collection$/);
-      const items = arrayOf(collection.items ?? collection.orderedItems);
       assert.ok(
         items.every((i) => typeof i !== "object" || i.type === "Event"),
         JSON.stringify(items),
@@ -608,8 +704,10 @@ Deno.test("upcoming: an event in progress is still upcoming (DESIGN §6: end ?? 
       end_datetime: NOW + 3 * DAY,
     });
     ctx.clock.advance(2 * DAY * 1000);
-    const collection = await apJson(ctx, "/federation/u/relay/upcoming");
-    const items = arrayOf(collection.items ?? collection.orderedItems);
+    const { items } = await collectionItems(
+      ctx,
+      "/federation/u/relay/upcoming",
+    );
     assert.deepEqual(items.map(idOf), [`${BASE}/federation/m/${running.id}`]);
   } finally {
     ctx.close();

@@ -309,6 +309,18 @@ function asRecord(value: unknown): Record<string, unknown> {
     : {};
 }
 
+/** Items per page of the followers collection. */
+export const FOLLOWERS_PAGE = 100;
+/** Items per page of the outbox. */
+export const OUTBOX_PAGE = 20;
+/** Items per page of the upcoming events collection. */
+export const UPCOMING_PAGE = 50;
+
+/** A numeric page cursor (an offset or an id), or null when it is not one. */
+function pageOffset(cursor: string): number | null {
+  return /^(0|[1-9]\d{0,15})$/.test(cursor) ? Number(cursor) : null;
+}
+
 /** Builds the federation service. Nothing runs until `startQueue` or a request. */
 export function createFederationService(
   deps: FederationDeps,
@@ -506,88 +518,137 @@ export function createFederationService(
       return [keys.rsa, keys.ed25519];
     });
 
+  // Collections are paged (`first`, then `next`): peers such as Gancio read
+  // the items of `first`, never a collection's own `orderedItems`.
+
   federation.setFollowersDispatcher(
     "/federation/u/{identifier}/followers",
-    async (_ctx, identifier) => {
+    async (_ctx, identifier, cursor) => {
       const settings = await activeSettings();
       if (!settings || identifier !== settings.instance_actor) return null;
+      // No cursor: every follower (what Fedify asks when it needs them all).
       const followers = await deliverableFollowers(db);
-      const items: Recipient[] = followers.map((f) => ({
+      const offset = cursor === null ? 0 : pageOffset(cursor);
+      if (offset === null) return null;
+      const page = cursor === null
+        ? followers
+        : followers.slice(offset, offset + FOLLOWERS_PAGE);
+      const items: Recipient[] = page.map((f) => ({
         id: new URL(f.id),
         inboxId: f.inbox ? new URL(f.inbox) : null,
         endpoints: f.sharedInbox
           ? { sharedInbox: new URL(f.sharedInbox) }
           : null,
       }));
-      return { items };
+      return {
+        items,
+        nextCursor:
+          cursor !== null && offset + FOLLOWERS_PAGE < followers.length
+            ? String(offset + FOLLOWERS_PAGE)
+            : null,
+      };
     },
-  ).setCounter(async () => await countFollowers(db));
+  ).setCounter(async () => await countFollowers(db))
+    .setFirstCursor(() => "0");
 
-  const OUTBOX_SIZE = 20;
+  /** What the outbox and the upcoming collection list: visible local events, not templates. */
+  const listedEvents = () =>
+    and(isNull(events.apUserApId), eq(events.is_visible, true), NOT_TEMPLATE());
+
   federation.setOutboxDispatcher(
     "/federation/u/{identifier}/outbox",
-    async (ctx, identifier) => {
+    async (ctx, identifier, cursor) => {
       const settings = await activeSettings();
       if (!settings || identifier !== settings.instance_actor) return null;
+      // Newest first, by id (the creation order): the page after `cursor`
+      // holds the events with a smaller id ("0" is the first page).
+      const before = cursor === null ? 0 : pageOffset(cursor);
+      if (before === null) return null;
       const rows = await db.select().from(events).where(
         and(
-          isNull(events.apUserApId),
-          eq(events.is_visible, true),
-          NOT_TEMPLATE(),
+          listedEvents(),
+          before > 0 ? lt(events.id, before) : undefined,
         ),
-      ).orderBy(desc(events.createdAt), desc(events.id)).limit(OUTBOX_SIZE);
+      ).orderBy(desc(events.id)).limit(OUTBOX_PAGE);
       const objects = await eventObjects(rows, settings);
-      const me = ctx.getActorUri(identifier);
-      const items = await Promise.all(objects.map(async (json) =>
-        new Create({
-          id: new URL(`${json.id}#create`),
-          actor: me,
-          to: new URL(AS_PUBLIC),
-          cc: ctx.getFollowersUri(identifier),
-          published: Temporal.Instant.from(json.published),
-          object: await toVocabEvent(json),
-        })
-      ));
-      return { items };
+      const me = ctx.getActorUri(identifier).href;
+      // Built from the JSON we write, the items are served as written (the
+      // whole object, lists as arrays), as the deliveries are.
+      const loaders = {
+        documentLoader: ctx.documentLoader,
+        contextLoader: ctx.contextLoader,
+      };
+      const items = await Promise.all(
+        objects.map(({ "@context": _context, ...object }) =>
+          Create.fromJsonLd({
+            "@context": RAW_ACTIVITY_CONTEXT,
+            id: `${object.id}#create`,
+            type: "Create",
+            actor: me,
+            to: [AS_PUBLIC],
+            cc: [ctx.getFollowersUri(identifier).href],
+            published: object.published,
+            object,
+          }, loaders)
+        ),
+      );
+      return {
+        items,
+        nextCursor: rows.length === OUTBOX_PAGE
+          ? String(rows[rows.length - 1].id)
+          : null,
+      };
     },
   ).setCounter(async () => {
     const [{ n }] = await db.select({ n: count() }).from(events).where(
-      and(
-        isNull(events.apUserApId),
-        eq(events.is_visible, true),
-        NOT_TEMPLATE(),
-      ),
+      listedEvents(),
     );
     return n;
-  });
+  }).setFirstCursor(() => "0");
 
-  // FEP-8a8e: the instance's upcoming events as a collection.
+  // FEP-8a8e: the instance's upcoming events as a collection, soonest first.
   federation.setCollectionDispatcher(
     "upcomingEvents",
     Event,
     "/federation/u/{identifier}/upcoming",
-    async (_ctx, values) => {
+    async (_ctx, values, cursor) => {
       const settings = await activeSettings();
       if (!settings || values.identifier !== settings.instance_actor) {
         return null;
       }
+      // The cursor is the last item's start and id ("-": the first page).
+      const after = cursor === null || cursor === "-"
+        ? null
+        : /^(\d{1,15}):([1-9]\d{0,15})$/.exec(cursor);
+      if (cursor !== null && cursor !== "-" && !after) return null;
       const now = Math.floor(clock.now().getTime() / 1000);
       const rows = await db.select().from(events).where(
         and(
-          isNull(events.apUserApId),
-          eq(events.is_visible, true),
+          listedEvents(),
           // Upcoming while not over (docs/API.md), ongoing included.
           gte(
             sql`coalesce(${events.end_datetime}, ${events.start_datetime})`,
             now,
           ),
-          NOT_TEMPLATE(),
+          after
+            ? sql`(${events.start_datetime}, ${events.id}) > (${
+              Number(after[1])
+            }, ${Number(after[2])})`
+            : undefined,
         ),
-      ).orderBy(asc(events.start_datetime), asc(events.id)).limit(100);
+      ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
+        UPCOMING_PAGE,
+      );
       const objects = await eventObjects(rows, settings);
-      return { items: await Promise.all(objects.map(toVocabEvent)) };
+      const last = rows[rows.length - 1];
+      return {
+        items: await Promise.all(objects.map(toVocabEvent)),
+        nextCursor: rows.length === UPCOMING_PAGE
+          ? `${last.start_datetime}:${last.id}`
+          : null,
+      };
     },
-  );
+  ).setFirstCursor(() => "-");
 
   federation.setObjectDispatcher(
     Event,
@@ -1541,11 +1602,19 @@ export function createFederationService(
           if (refusal) return { response: refusal };
         }
       }
+      // Fedify sees the request at the public URL (BASE_URL), whatever host
+      // and scheme reached this process (a TLS-terminating proxy, a
+      // loopback port): the links it writes (a page's `next` and `partOf`)
+      // and the URL an RFC 9421 signature covers are the public ones.
+      const canonical = new URL(url.pathname + url.search, baseUrl);
+      const atPublicUrl = canonical.href === request.url
+        ? request
+        : new Request(canonical, request);
       let notFound = false;
       let notAcceptable = false;
       let response: Response;
       try {
-        response = await federation.fetch(request, {
+        response = await federation.fetch(atPublicUrl, {
           contextData: undefined,
           onNotFound: () => {
             notFound = true;
