@@ -101,11 +101,12 @@ async function readCapped(
  * anything else is fetched with `Accept: application/activity+json`, at most
  * `maxBytes` (1 MiB), within `timeoutMs` (10 s) for the whole chain of at most
  * `maxRedirects` (5) redirects, each hop refused when it is a private address
- * (unless allowed). With a signer, requests are signed (draft-cavage).
+ * (unless allowed). With a signer (or a function giving one, null for none),
+ * requests are signed (draft-cavage).
  */
 export function createDocumentLoader(
   limits: FetchLimits,
-  signer?: FetchSigner,
+  signer?: FetchSigner | (() => Promise<FetchSigner | null>),
 ): DocumentLoader {
   const maxBytes = limits.maxBytes ?? FETCH_MAX_BYTES;
   const timeoutMs = limits.timeoutMs ?? FETCH_TIMEOUT_MS;
@@ -134,8 +135,9 @@ export function createDocumentLoader(
       },
       redirect: "manual",
     });
-    if (signer) {
-      request = await signRequest(request, signer.privateKey, signer.keyId);
+    const key = typeof signer === "function" ? await signer() : signer;
+    if (key) {
+      request = await signRequest(request, key.privateKey, key.keyId);
     }
     const response = await fetch(request, { redirect: "manual", signal });
     const location = response.headers.get("location");

@@ -92,6 +92,7 @@ import { type ActorKeyPairs, loadOrCreateKeyPairs } from "./keys.ts";
 import {
   createDocumentLoader,
   type FetchLimits,
+  type FetchSigner,
   localContextLoader,
   quandoUserAgent,
   UnknownContextError,
@@ -365,7 +366,20 @@ export function createFederationService(
     userAgent: quandoUserAgent(baseUrl),
     ...deps.fetchLimits,
   };
-  const freshLoader = createDocumentLoader(fetchLimits);
+  // Every GET is signed by the instance actor (draft-cavage), so servers
+  // that answer only signed fetches ("authorized fetch": Mastodon's secure
+  // mode, GoToSocial) answer us too.
+  const instanceSigner = async (): Promise<FetchSigner | null> => {
+    const settings = await activeSettings();
+    if (!settings) return null;
+    const { rsa } = await keyPairs();
+    // The RSA key is the actor's first: Fedify names it `#main-key`.
+    return {
+      keyId: new URL(`${me(settings)}#main-key`),
+      privateKey: rsa.privateKey,
+    };
+  };
+  const freshLoader = createDocumentLoader(fetchLimits, instanceSigner);
   // Actors and keys may be reused for five minutes, as Fedify's own loader does.
   const cachedLoader = kvCache({
     loader: freshLoader,

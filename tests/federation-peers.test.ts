@@ -1,12 +1,15 @@
 /**
- * What we send is what peers read: a follower inbox on loopback that is as
- * strict as Gancio 1.21 (a 500 for what Gancio fails on) receives a Create,
- * an Update and a Delete of an event, and checks their shapes; their Object
- * Integrity Proof and Linked Data signature are verified with Fedify against
- * the instance's published keys.
+ * Against peers' behaviour, on loopback:
+ * - what we send is what peers read: an inbox as strict as Gancio 1.21 (a 500
+ *   for what Gancio fails on) receives a Create, an Update and a Delete of an
+ *   event and checks their shapes; their Object Integrity Proof and Linked
+ *   Data signature are verified with Fedify against the instance's keys;
+ * - a peer that refuses RFC 9421 signatures costs a second request once;
+ * - a peer that answers only signed GETs ("authorized fetch") can be trusted
+ *   and followed.
  */
 import assert from "node:assert/strict";
-import { verifyJsonLd, verifyObject } from "@fedify/fedify";
+import { verifyJsonLd, verifyObject, verifyRequest } from "@fedify/fedify";
 import { Activity } from "@fedify/vocab";
 import { getDocumentLoader } from "@fedify/vocab-runtime";
 import { addFollower } from "./support/roundtrips.ts";
@@ -209,5 +212,139 @@ Deno.test("Create, Update and Delete reach a Gancio-strict follower as it reads 
     await queue;
     ctx.close();
     await peer.close();
+  }
+});
+
+Deno.test("a peer that refuses RFC 9421 signatures (500, as Gancio does) costs two requests once, then one per delivery", async () => {
+  // Every request, with the signature scheme it carried.
+  const requests: { scheme: "rfc9421" | "cavage"; type: string }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      if (request.method !== "POST") return new Response(null, { status: 404 });
+      const body = await request.json() as Json;
+      const scheme = request.headers.has("signature-input")
+        ? "rfc9421"
+        : "cavage";
+      requests.push({ scheme, type: String(body.type) });
+      return new Response(null, { status: scheme === "rfc9421" ? 500 : 202 });
+    },
+  );
+  const inbox = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}/inbox`;
+  const ctx = await createTestApp({
+    env: { ALLOW_PRIVATE_ADDRESSES: "true" },
+    now: new Date().toISOString(),
+  });
+  const stop = new AbortController();
+  const queue = ctx.federation.startQueue(stop.signal);
+  try {
+    await addFollower(ctx, inbox);
+    const user = await createTestUser(ctx);
+    const token = await loginToken(ctx, user.email, user.password);
+    const post = async (title: string) => {
+      const start = Math.floor(Date.now() / 1000) + 86_400;
+      const res = await call(ctx, "POST", "/api/events", {
+        token,
+        json: { title, start_datetime: start, place_name: "Hall" },
+      });
+      assert.equal(res.status, 201, await res.text());
+    };
+    await post("First");
+    await eventually(
+      "the first Create, accepted",
+      () => requests.some((r) => r.scheme === "cavage") || undefined,
+    );
+    // The double knock: RFC 9421 refused, draft-cavage accepted.
+    assert.deepEqual(requests.map((r) => r.scheme), ["rfc9421", "cavage"]);
+    for (const title of ["Second", "Third"]) await post(title);
+    await eventually(
+      "two more Creates",
+      () => requests.length >= 4 || undefined,
+    );
+    // Give a stray first knock time to show.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(
+      requests.slice(2).map((r) => r.scheme),
+      ["cavage", "cavage"],
+      "the scheme that worked is remembered for the peer",
+    );
+  } finally {
+    stop.abort();
+    await queue;
+    ctx.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("a peer that answers only signed GETs (authorized fetch) is looked up and followed: every GET carries a signature the peer verifies", async () => {
+  const ctx = await createTestApp({
+    env: { ALLOW_PRIVATE_ADDRESSES: "true" },
+    now: new Date().toISOString(),
+  });
+  const stop = new AbortController();
+  const queue = ctx.federation.startQueue(stop.signal);
+  const gets: { path: string; signedBy: string | null }[] = [];
+  const posts: Json[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      const url = new URL(request.url);
+      if (request.method === "POST") {
+        posts.push(await request.json());
+        return new Response(null, { status: 202 });
+      }
+      // As Mastodon in secure mode: no valid signature, no document.
+      const key = await verifyRequest(request, {
+        documentLoader: appLoader(ctx),
+        contextLoader: getDocumentLoader(),
+      });
+      gets.push({ path: url.pathname, signedBy: key?.ownerId?.href ?? null });
+      if (!key) return new Response("signature required", { status: 401 });
+      if (url.pathname !== "/users/strict") {
+        return new Response(null, { status: 404 });
+      }
+      const id = `${url.origin}/users/strict`;
+      return Response.json({
+        "@context": [
+          "https://www.w3.org/ns/activitystreams",
+          "https://w3id.org/security/v1",
+        ],
+        id,
+        type: "Person",
+        preferredUsername: "strict",
+        inbox: `${id}/inbox`,
+        endpoints: { sharedInbox: `${url.origin}/inbox` },
+      }, { headers: { "content-type": "application/activity+json" } });
+    },
+  );
+  const actor = `http://127.0.0.1:${
+    (server.addr as Deno.NetAddr).port
+  }/users/strict`;
+  try {
+    const admin = await createTestUser(ctx, { role: "admin" });
+    const token = await loginToken(ctx, admin.email, admin.password);
+    const res = await call(ctx, "POST", "/api/ap_actors/add_trust", {
+      token,
+      json: { url: actor },
+    });
+    const text = await res.text();
+    assert.ok(res.status < 300, `${res.status} ${text}`);
+    assert.ok(gets.length > 0, "the actor was fetched");
+    assert.ok(
+      gets.every((g) =>
+        g.signedBy === `${ctx.config.baseUrl}/federation/u/relay`
+      ),
+      JSON.stringify(gets),
+    );
+    const follow = await eventually(
+      "the Follow",
+      () => posts.find((p) => p.type === "Follow"),
+    );
+    assert.equal(follow.object, actor);
+  } finally {
+    stop.abort();
+    await queue;
+    ctx.close();
+    await server.shutdown();
   }
 });
