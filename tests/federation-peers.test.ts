@@ -348,3 +348,67 @@ Deno.test("a peer that answers only signed GETs (authorized fetch) is looked up 
     await server.shutdown();
   }
 });
+
+Deno.test("Mastodon users see a readable post: the delivered Event gives Mastodon's converted status its title, place, local date and time, and link", async () => {
+  const peer = startStrictInbox();
+  const ctx = await createTestApp({
+    env: { ALLOW_PRIVATE_ADDRESSES: "true" },
+    now: new Date().toISOString(),
+  });
+  const stop = new AbortController();
+  const queue = ctx.federation.startQueue(stop.signal);
+  try {
+    await addFollower(ctx, peer.inbox);
+    const admin = await createTestUser(ctx, { role: "admin" });
+    const token = await loginToken(ctx, admin.email, admin.password);
+    const settings = await call(ctx, "PUT", "/api/settings", {
+      token,
+      json: { instance_timezone: "Europe/Rome", instance_locale: "en" },
+    });
+    assert.ok(settings.status < 300, await settings.text());
+    // 19:00 UTC on a summer evening next year: 21:00 in Rome (CEST).
+    const year = new Date().getUTCFullYear() + 1;
+    const start = Date.UTC(year, 6, 10, 19, 0) / 1000;
+    const res = await call(ctx, "POST", "/api/events", {
+      token,
+      json: {
+        title: "Jazz in the courtyard",
+        start_datetime: start,
+        place_name: "Courtyard",
+        place_address: "Via Roma 1, Bologna",
+      },
+    });
+    assert.equal(res.status, 201, await res.text());
+    const create = await eventually(
+      "the Create",
+      () => peer.accepted.find((a) => a.type === "Create"),
+    );
+    const object = create.object as Json;
+    // Mastodon (4.x) turns an Event into a status: its `name`, then its
+    // `summary`, then a link to its `url` (which must be on the actor's host);
+    // public when `to` has as:Public; dated by `published`.
+    assert.equal(object.type, "Event");
+    assert.equal(object.name, "Jazz in the courtyard");
+    const summary = String(object.summary);
+    assert.match(summary, /Courtyard, Via Roma 1, Bologna/);
+    assert.match(summary, new RegExp(`July 10, ${year}`));
+    assert.match(summary, /9:00\s?PM/, "the time in the instance's zone");
+    const url = new URL(String(object.url));
+    assert.equal(url.host, new URL(String(create.actor)).host);
+    assert.match(url.pathname, /^\/event\/jazz-in-the-courtyard/);
+    assert.ok(
+      (create.to as string[]).includes(
+        "https://www.w3.org/ns/activitystreams#Public",
+      ),
+    );
+    assert.ok(!Number.isNaN(Date.parse(String(object.published))));
+    // What a Mastodon follower reads.
+    const status = `${object.name}\n\n${summary} ${url.href}`;
+    assert.match(status, /Jazz in the courtyard\n\n📍 Courtyard.*\n📅 .*9:00/s);
+  } finally {
+    stop.abort();
+    await queue;
+    ctx.close();
+    await peer.close();
+  }
+});
