@@ -1,0 +1,380 @@
+/**
+ * The shared state of the federation, built once per service: the
+ * dependencies, the loaders, the Fedify `Federation` (its queue wrapped to
+ * handle queued publications and to bundle deliveries), the instance
+ * actor's keys, and the helpers every part uses (settings when federation is
+ * on, the actor's URL, events in their ActivityPub form). Dispatchers, inbox
+ * listeners, publishing and trust take it as their first argument: nothing
+ * here lives at module level.
+ */
+import {
+  createExponentialBackoffPolicy,
+  createFederation,
+  type Federation,
+  kvCache,
+  type KvStore,
+  type MessageQueue,
+  type RetryPolicy,
+} from "@fedify/fedify";
+import { Event } from "@fedify/vocab";
+import type { DocumentLoader } from "@fedify/vocab-runtime";
+import { asc, eq, inArray } from "drizzle-orm";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Db } from "../../db/client.ts";
+import { eventTags, places, tags } from "../../db/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { EventRow, PlaceRow } from "../events/serialize.ts";
+import { type BatchRead, runRead } from "../events/load.ts";
+import type { Logger } from "../log.ts";
+import { getSettings, type Settings } from "../settings.ts";
+import { type ActorKeyPairs, loadOrCreateKeyPairs } from "./keys.ts";
+import {
+  createDocumentLoader,
+  type FetchLimits,
+  type FetchSigner,
+  localContextLoader,
+  quandoUserAgent,
+} from "./loader.ts";
+import {
+  actorUrl,
+  buildEventObject,
+  type EventObject,
+  type FederationUrls,
+} from "./object.ts";
+import type { LibsqlMessageQueue } from "./store.ts";
+import {
+  type BundlingQueue,
+  createBundlingQueue,
+  rememberSignatureSpecs,
+} from "./batching.ts";
+import { createRawActivities, type RawActivities } from "./raw-activities.ts";
+
+/** What a queue needs for drainQueue (and to hear of rows queued by a write's batch). */
+export type DrainableQueue = Pick<
+  LibsqlMessageQueue,
+  "drainListening" | "hasLocalWork" | "noteEnqueued"
+>;
+
+/**
+ * A queued publication (a `fedify_queue` row written by an event write's own
+ * batch): the event the write named, the family before it, and the write's
+ * time, which makes the activities' ids the same however often it is handled.
+ */
+export interface PublicationMessage {
+  type: "quando:publish";
+  event: number;
+  before: PublishedBefore[];
+  stamp: number;
+  /** Only the events not in `before` (the hourly extension's new occurrences). */
+  onlyNew?: boolean;
+}
+
+/** What publishing needs of an event as it was before a change. */
+export interface PublishedBefore {
+  id: number;
+  parentId: number | null;
+  federated: boolean;
+}
+
+/** Whether a queue message is a queued publication (not one of Fedify's). */
+export function isPublicationMessage(
+  message: unknown,
+): message is PublicationMessage {
+  return (message as PublicationMessage | null)?.type === "quando:publish";
+}
+
+export interface FederationDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** The public origin (no trailing slash). */
+  baseUrl: string;
+  /** Let fetches reach loopback and private hosts (tests, local peers). */
+  allowPrivateAddresses: boolean;
+  kv: KvStore;
+  /**
+   * The delivery and inbox queue; with `drainListening` and `hasLocalWork`
+   * (the libSQL queue) it can also be drained on demand (drainQueue).
+   */
+  queue: MessageQueue & Partial<DrainableQueue>;
+  /** Delivery retries; Fedify's exponential backoff by default. */
+  outboxRetryPolicy?: RetryPolicy;
+  /** Fixed key pairs (tests); otherwise generated once and stored. */
+  keyPairs?: ActorKeyPairs;
+  /** Tighter fetch limits (tests); Quando's defaults otherwise. */
+  fetchLimits?: Partial<Omit<FetchLimits, "allowPrivateAddress">>;
+  /**
+   * Publications are left to the queue, after the response (remote
+   * databases, where each statement is a round trip); otherwise the writer
+   * publishes at once and the queue is only the fallback.
+   */
+  deferPublication?: boolean;
+}
+
+/** What every part of the federation shares, built once by createFederationCore. */
+export interface FederationCore {
+  deps: FederationDeps;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** The public origin (no trailing slash). */
+  baseUrl: string;
+  /** The queue as given (`deps.queue`): drained on demand, told of rows a write's batch queued. */
+  source: MessageQueue & Partial<DrainableQueue>;
+  /** The queue message being handled (inbox work: the activity exactly as received). */
+  currentMessage: AsyncLocalStorage<unknown>;
+  /** Stores what publishing enqueues as one row per ordering key. */
+  bundling: BundlingQueue;
+  /** The key-value store, remembering each peer's signature scheme for a while. */
+  kv: KvStore;
+  /** Fetches with Quando's limits, signed by the instance actor; never cached. */
+  freshLoader: DocumentLoader;
+  /** The fresh loader behind Fedify's five-minute cache of remote documents. */
+  cachedLoader: DocumentLoader;
+  federation: Federation<void>;
+  /** Activities delivered as we write them (lib/federation/raw-activities.ts). */
+  rawActivities: RawActivities;
+  /** The instance actor's key pairs (RSA, Ed25519). */
+  keyPairs(): Promise<ActorKeyPairs>;
+  /** Settings when federation is on, else null (everything answers 404). */
+  activeSettings(): Promise<Settings | null>;
+  /** The federation URLs for `settings`. */
+  urlsOf(settings: Settings): FederationUrls;
+  /** The instance actor's URL. */
+  me(settings: Settings): string;
+  /** Places and tags of events, in two statements of a batch, for their AP form. */
+  eventObjectsQuery(
+    rows: EventRow[],
+    settings: Settings,
+  ): BatchRead<EventObject[]>;
+  /** Places and tags of events, in one round trip, for their AP form. */
+  eventObjects(rows: EventRow[], settings: Settings): Promise<EventObject[]>;
+  /** An event's JSON-LD as Fedify's Event (keeping every term). */
+  toVocabEvent(json: EventObject): Promise<Event>;
+}
+
+/** Whether a local event is on the fediverse: visible, not a series template. */
+export function isFederated(e: EventRow | null): e is EventRow {
+  return e !== null && e.apUserApId === null && e.is_visible &&
+    !(e.recurrent !== null && e.parentId === null);
+}
+
+/** `value` when it is a JSON object, else an empty one. */
+export function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
+}
+
+/** `decodeURIComponent`, or null when `text` is not valid percent-encoding. */
+export function decodeURIComponentSafe(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Builds the federation's shared state. `publishQueued` handles the
+ * publications the queue hands over (publishing, built over this core).
+ */
+export function createFederationCore(
+  deps: FederationDeps,
+  publishQueued: (message: PublicationMessage) => Promise<void>,
+): FederationCore {
+  const { db, clock, log, baseUrl } = deps;
+  // Inbox work runs from the queue; the message holds the activity exactly as
+  // received (Fedify's parsed copy drops terms it does not know).
+  const currentMessage = new AsyncLocalStorage<unknown>();
+  const source = deps.queue;
+  // What publishing enqueues is stored as one row per ordering key (a
+  // series' activities to one inbox origin: one insert, claim and delete).
+  const bundling = createBundlingQueue(source, {
+    around: (message, handle) => currentMessage.run(message, handle),
+    log,
+  });
+  /** The queue as Fedify gets it, handling queued publications itself. */
+  const federationQueue: MessageQueue = {
+    get nativeRetrial() {
+      return bundling.queue.nativeRetrial;
+    },
+    enqueue: (message, options) => bundling.queue.enqueue(message, options),
+    enqueueMany: bundling.queue.enqueueMany
+      ? (messages, options) => bundling.queue.enqueueMany!(messages, options)
+      : undefined,
+    listen: (handler, options) =>
+      bundling.queue.listen(
+        (message) =>
+          isPublicationMessage(message)
+            ? publishQueued(message)
+            : handler(message),
+        options,
+      ),
+  };
+
+  // The signature scheme of each peer, read and written around every
+  // delivery, is remembered for a while.
+  const kv = rememberSignatureSpecs(deps.kv);
+  // Every fetch goes through one loader with Quando's limits (size, time,
+  // redirects, private addresses); contexts come from local copies only.
+  const fetchLimits: FetchLimits = {
+    allowPrivateAddress: deps.allowPrivateAddresses,
+    userAgent: quandoUserAgent(baseUrl),
+    ...deps.fetchLimits,
+  };
+  // Every GET is signed by the instance actor (draft-cavage), so servers
+  // that answer only signed fetches ("authorized fetch": Mastodon's secure
+  // mode, GoToSocial) answer us too.
+  const instanceSigner = async (): Promise<FetchSigner | null> => {
+    const settings = await activeSettings();
+    if (!settings) return null;
+    const { rsa } = await keyPairs();
+    // The RSA key is the actor's first: Fedify names it `#main-key`.
+    return {
+      keyId: new URL(`${me(settings)}#main-key`),
+      privateKey: rsa.privateKey,
+    };
+  };
+  const freshLoader = createDocumentLoader(fetchLimits, instanceSigner);
+  // Actors and keys may be reused for five minutes, as Fedify's own loader does.
+  const cachedLoader = kvCache({
+    loader: freshLoader,
+    kv,
+    prefix: ["_fedify", "remoteDocument"],
+  });
+  const federation = createFederation<void>({
+    kv,
+    queue: federationQueue,
+    manuallyStartQueue: true,
+    origin: baseUrl,
+    documentLoaderFactory: () => cachedLoader,
+    contextLoaderFactory: () => localContextLoader,
+    authenticatedDocumentLoaderFactory: (identity) =>
+      createDocumentLoader(fetchLimits, identity),
+    // 1 s doubling up to 12 h, 20 attempts: a peer down for about two days
+    // still gets what was sent meanwhile.
+    outboxRetryPolicy: deps.outboxRetryPolicy ??
+      createExponentialBackoffPolicy({
+        maxAttempts: 20,
+        maxDelay: { hours: 12 },
+      }),
+    // A peer that is down for a while must still get its deliveries once it
+    // is back; the queue's backoff already spaces the attempts.
+    circuitBreaker: false,
+    onOutboxError: (error, activity) => {
+      log.warning("delivery failed", {
+        activity: activity?.id?.href,
+        error: String(error),
+      });
+    },
+  });
+  // Activities delivered as we write them (lib/federation/raw-activities.ts).
+  const rawActivities = createRawActivities(localContextLoader);
+  let keysPromise: ReturnType<typeof loadOrCreateKeyPairs> | null = null;
+  const keyPairs = () => {
+    if (deps.keyPairs) return Promise.resolve(deps.keyPairs);
+    keysPromise ??= loadOrCreateKeyPairs(db, clock).catch((err) => {
+      keysPromise = null;
+      throw err;
+    });
+    return keysPromise;
+  };
+
+  /** Settings when federation is on, else null (everything answers 404). */
+  async function activeSettings(): Promise<Settings | null> {
+    const settings = await getSettings(db);
+    return settings.enable_federation ? settings : null;
+  }
+  const urlsOf = (settings: Settings): FederationUrls => ({
+    base: baseUrl,
+    actorName: settings.instance_actor,
+  });
+
+  /** Places and tags of events, in two statements of a batch, for their AP form. */
+  function eventObjectsQuery(
+    rows: EventRow[],
+    settings: Settings,
+  ): BatchRead<EventObject[]> {
+    if (rows.length === 0) return { statements: [], read: () => [] };
+    const placeIds = [
+      ...new Set(rows.map((r) => r.placeId).filter((id) => id !== null)),
+    ] as number[];
+    const ids = rows.map((r) => r.id);
+    return {
+      statements: [
+        db.select().from(places).where(
+          inArray(places.id, placeIds.length ? placeIds : [-1]),
+        ),
+        db.select({ eventId: eventTags.eventId, tag: tags.tag }).from(
+          eventTags,
+        )
+          .innerJoin(tags, eq(tags.id, eventTags.tagId))
+          .where(inArray(eventTags.eventId, ids))
+          .orderBy(asc(tags.normalizedTag)),
+      ],
+      read(results) {
+        const [placeRows, tagRows] = results as [
+          PlaceRow[],
+          { eventId: number; tag: string }[],
+        ];
+        const placeById = new Map<number, PlaceRow>(
+          placeRows.map((p) => [p.id, p]),
+        );
+        return rows.map((event) =>
+          buildEventObject({
+            event,
+            place: event.placeId !== null
+              ? placeById.get(event.placeId) ?? null
+              : null,
+            tags: tagRows.filter((t) => t.eventId === event.id).map((t) =>
+              t.tag
+            ),
+            urls: urlsOf(settings),
+            timezone: settings.instance_timezone,
+            locale: settings.instance_locale,
+          })
+        );
+      },
+    };
+  }
+
+  /** Places and tags of events, in one round trip, for their AP form. */
+  function eventObjects(
+    rows: EventRow[],
+    settings: Settings,
+  ): Promise<EventObject[]> {
+    return runRead(db, eventObjectsQuery(rows, settings));
+  }
+
+  const toVocabEvent = (json: EventObject) =>
+    Event.fromJsonLd(json, {
+      documentLoader: federation.createContext(new URL(baseUrl)).documentLoader,
+      contextLoader: federation.createContext(new URL(baseUrl)).contextLoader,
+    });
+
+  const me = (settings: Settings) => actorUrl(urlsOf(settings));
+
+  return {
+    deps,
+    db,
+    clock,
+    log,
+    baseUrl,
+    source,
+    currentMessage,
+    bundling,
+    kv,
+    freshLoader,
+    cachedLoader,
+    federation,
+    rawActivities,
+    keyPairs,
+    activeSettings,
+    urlsOf,
+    me,
+    eventObjectsQuery,
+    eventObjects,
+    toVocabEvent,
+  };
+}

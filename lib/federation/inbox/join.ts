@@ -1,0 +1,30 @@
+/** Join of a local event: Quando events take no registrations, so it is ignored (Ignore). */
+import type { InboxListenerSetters } from "@fedify/fedify";
+import { Ignore, Join } from "@fedify/vocab";
+import { isBlockedSender } from "../actors.ts";
+import type { FederationCore } from "../core.ts";
+
+/** Registers the Join listener on `inbox`. */
+export function listenJoins(
+  core: FederationCore,
+  inbox: InboxListenerSetters<void>,
+): void {
+  const { db, activeSettings, me } = core;
+  inbox.on(Join, async (ctx, join) => {
+    const settings = await activeSettings();
+    if (!settings || !join.actorId) return;
+    if (await isBlockedSender(db, join.actorId.href)) return;
+    const actor = await join.getActor(ctx);
+    if (!actor) return;
+    // Quando events take no registrations.
+    await ctx.sendActivity(
+      { identifier: settings.instance_actor },
+      actor,
+      new Ignore({
+        id: new URL(`${me(settings)}#ignores/${crypto.randomUUID()}`),
+        actor: new URL(me(settings)),
+        object: join,
+      }),
+    );
+  });
+}
