@@ -140,6 +140,13 @@ export function createBundlingQueue(
   options: {
     around: (message: unknown, handle: () => Promise<void>) => Promise<void>;
     log: Logger;
+    /**
+     * For a queue row about to be handled: how what its handling enqueues is
+     * stored (`rewrite`), and what to do once it is (`done`); null: as is.
+     */
+    whileHandling?: (
+      message: unknown,
+    ) => { rewrite(message: unknown): Promise<unknown>; done(): void } | null;
   },
 ): BundlingQueue {
   const collecting = new AsyncLocalStorage<Collected[]>();
@@ -202,7 +209,14 @@ export function createBundlingQueue(
       // What handling enqueues (a fan-out's deliveries, say) is collected
       // too: one row per ordering key and inbox origin.
       return source.listen(
-        (message) => collect(() => handle(message)),
+        async (message) => {
+          const scope = options.whileHandling?.(message) ?? null;
+          try {
+            await collect(() => handle(message), scope?.rewrite);
+          } finally {
+            scope?.done();
+          }
+        },
         listenOptions,
       );
       async function handle(message: unknown): Promise<void> {

@@ -190,9 +190,13 @@ export function createFederationCore(
   const source = deps.queue;
   // What publishing enqueues is stored as one row per ordering key (a
   // series' activities to one inbox origin: one insert, claim and delete).
+  // Activities delivered as we write them (lib/federation/raw-activities.ts).
+  const rawActivities = createRawActivities(localContextLoader);
   const bundling = createBundlingQueue(source, {
     around: (message, handle) => currentMessage.run(message, handle),
     log,
+    // A fan-out message expands into outbox messages of its raw activity.
+    whileHandling: (message) => rawActivities.whileHandling(message),
   });
   /** The queue as Fedify gets it, handling queued publications itself. */
   const federationQueue: MessageQueue = {
@@ -269,8 +273,6 @@ export function createFederationCore(
       });
     },
   });
-  // Activities delivered as we write them (lib/federation/raw-activities.ts).
-  const rawActivities = createRawActivities(localContextLoader);
   let keysPromise: ReturnType<typeof loadOrCreateKeyPairs> | null = null;
   const keyPairs = () => {
     if (deps.keyPairs) return Promise.resolve(deps.keyPairs);

@@ -271,10 +271,6 @@ export function createPublishing(core: FederationCore): Publishing {
             preferSharedInbox: true,
             // One event's activities are delivered in order (Create before Update).
             orderingKey,
-            // One queued message per inbox, here: each is rewritten to the
-            // raw activity as it is queued (a fan-out message would be
-            // expanded later, from Fedify's serialisation).
-            fanout: "skip",
           });
         }
       }, rawActivities.rewriteOutboxMessage);

@@ -53,6 +53,33 @@ function isOutboxMessage(message: unknown): message is OutboxMessage {
     Array.isArray(m.keys);
 }
 
+/**
+ * Fedify's fan-out message (an activity for many inboxes, expanded into one
+ * outbox message per inbox when the queue handles it), with the raw
+ * activity it carries for that moment (FANOUT_RAW).
+ */
+interface FanoutMessage {
+  type: "fanout";
+  activityId?: string;
+  [FANOUT_RAW]?: JsonObject;
+}
+
+/** Where a fan-out message carries the raw activity through the queue. */
+const FANOUT_RAW = "quandoRawActivity";
+
+function isFanoutMessage(message: unknown): message is FanoutMessage {
+  const m = message as Partial<FanoutMessage> | null;
+  return m?.type === "fanout" && typeof m.activityId === "string";
+}
+
+/** The messages of a queue row: itself, or those of a bundle (batching.ts). */
+function messagesOf(message: unknown): unknown[] {
+  const m = message as { type?: unknown; messages?: unknown } | null;
+  return m?.type === "quando:bundle" && Array.isArray(m.messages)
+    ? m.messages
+    : [message];
+}
+
 /** The activities registered for delivery as written, by id. */
 export interface RawActivities {
   /** Registers `activity` (with its `@context` and `id`) to be delivered as written. */
@@ -60,10 +87,20 @@ export interface RawActivities {
   /** Forgets the activities of `ids` once their messages are queued. */
   forget(ids: Iterable<string>): void;
   /**
-   * The queued message with the registered JSON of its activity in place of
-   * Fedify's, signed; other messages as they are.
+   * The queued message with the registered JSON of its activity: an outbox
+   * message gets it in place of Fedify's, signed; a fan-out message carries
+   * it along for the outbox messages it will be expanded into. Other
+   * messages as they are.
    */
   rewriteOutboxMessage(message: unknown): Promise<unknown>;
+  /**
+   * For the handling of a queue row: registers the raw activities its
+   * fan-out messages carry, so the outbox messages they expand into are
+   * rewritten (`rewrite`), and forgets them (`done`); null when it has none.
+   */
+  whileHandling(
+    message: unknown,
+  ): { rewrite(message: unknown): Promise<unknown>; done(): void } | null;
 }
 
 /** The registry of raw activities, signing with `contextLoader`'s contexts. */
@@ -83,7 +120,22 @@ export function createRawActivities(
         signed.delete(id);
       }
     },
+    whileHandling(message) {
+      const carried = messagesOf(message).flatMap((m) =>
+        isFanoutMessage(m) && m[FANOUT_RAW] ? [m[FANOUT_RAW]] : []
+      );
+      if (carried.length === 0) return null;
+      for (const raw of carried) this.register(raw);
+      return {
+        rewrite: (m) => this.rewriteOutboxMessage(m),
+        done: () => this.forget(carried.map((raw) => String(raw.id))),
+      };
+    },
     async rewriteOutboxMessage(message) {
+      if (isFanoutMessage(message)) {
+        const raw = registered.get(message.activityId!);
+        return raw ? { ...message, [FANOUT_RAW]: raw } : message;
+      }
       if (!isOutboxMessage(message)) return message;
       const id = message.activityId!;
       const raw = registered.get(id);
