@@ -426,3 +426,69 @@ Deno.test("Mastodon users see a readable post: the delivered Event gives Mastodo
     await peer.close();
   }
 });
+
+Deno.test("add_trust takes a handle or a bare domain of a peer served over plain http when ALLOW_PRIVATE_ADDRESSES is on (local peers); https is tried first", async () => {
+  const ctx = await createTestApp({
+    env: { ALLOW_PRIVATE_ADDRESSES: "true" },
+    now: new Date().toISOString(),
+  });
+  const hits: string[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      const url = new URL(request.url);
+      hits.push(url.pathname);
+      const id = `${url.origin}/users/local`;
+      const json = (body: unknown, type = "application/activity+json") =>
+        new Response(JSON.stringify(body), {
+          headers: { "content-type": type },
+        });
+      if (url.pathname === "/.well-known/webfinger") {
+        return json({
+          subject: `acct:local@${url.host}`,
+          links: [{ rel: "self", type: "application/activity+json", href: id }],
+        }, "application/jrd+json");
+      }
+      if (url.pathname === "/.well-known/nodeinfo") {
+        return json({
+          links: [{
+            rel: "https://www.w3.org/ns/activitystreams#Application",
+            href: id,
+          }],
+        }, "application/json");
+      }
+      if (url.pathname === "/users/local") {
+        return json({
+          "@context": "https://www.w3.org/ns/activitystreams",
+          id,
+          type: "Application",
+          preferredUsername: "local",
+          inbox: `${id}/inbox`,
+        });
+      }
+      if (request.method === "POST") {
+        return new Response(null, { status: 202 });
+      }
+      return new Response(null, { status: 404 });
+    },
+  );
+  const host = `127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
+  try {
+    const admin = await createTestUser(ctx, { role: "admin" });
+    const token = await loginToken(ctx, admin.email, admin.password);
+    for (const input of [`@local@${host}`, host]) {
+      const res = await call(ctx, "POST", "/api/ap_actors/add_trust", {
+        token,
+        json: { url: input },
+      });
+      const body = await res.json();
+      assert.ok(res.status < 300, `${input}: ${JSON.stringify(body)}`);
+      assert.equal(body.ap_id, `http://${host}/users/local`, input);
+    }
+    assert.ok(hits.includes("/.well-known/webfinger"));
+    assert.ok(hits.includes("/.well-known/nodeinfo"));
+  } finally {
+    ctx.close();
+    await server.shutdown();
+  }
+});
