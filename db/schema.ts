@@ -193,6 +193,8 @@ export const events = sqliteTable("events", {
   // `where end_datetime - start_datetime > 86400`: the events longer than a
   // day, for the "still running" half of the listings (lib/events/list.ts).
   // Written by hand in 0005_listing_indexes.sql, like `events_last_idx`.
+  // And `events_unconfirmed_idx` on (createdAt, id) `where is_visible = 0`,
+  // the moderation queue, written by hand in 0010_unconfirmed_index.sql.
 ]);
 
 export const tags = sqliteTable("tags", {

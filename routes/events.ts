@@ -6,6 +6,7 @@ import { unixNow } from "../lib/clock.ts";
 import {
   listByTag,
   listOwnEvents,
+  listUnconfirmedEvents,
   SEARCH_DEPTH_LIMIT,
   searchEvents,
 } from "../lib/events/list.ts";
@@ -31,7 +32,12 @@ import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";
 import { emptyMediaTrash } from "../lib/media/cleanup.ts";
 import { checkImage, storeImage } from "../lib/media/upload.ts";
 import { getSettings } from "../lib/settings.ts";
-import { bearerSecurity, optionalAuth, requireAuth } from "./auth.ts";
+import {
+  bearerSecurity,
+  optionalAuth,
+  requireAuth,
+  requireRole,
+} from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import {
   bodyOf,
@@ -313,6 +319,42 @@ const mineRoute = createRoute({
   },
 });
 
+const UnconfirmedEventSchema = EventSummarySchema.extend({
+  createdAt: z.string(),
+  userId: z.number().int().nullable().openapi({
+    description: "The submitter; null for an anonymous submission",
+  }),
+}).openapi("UnconfirmedEvent");
+
+const unconfirmedRoute = createRoute({
+  method: "get",
+  path: "/api/events/unconfirmed",
+  tags: ["events"],
+  summary: "The moderation queue: events waiting for confirmation",
+  description:
+    "Editors and admins (login tokens only). Hidden local events — anonymous " +
+    "submissions, and events their owner or a moderator hid — oldest " +
+    "submission first. A hidden series is listed once (its template); an " +
+    "occurrence only when hidden on its own. Confirm with " +
+    "PUT /api/events/{id}/toggle.",
+  security: bearerSecurity,
+  request: {
+    query: z.object({
+      page: intQuery(1, 100_000).optional().default(1),
+      max: intQuery(1, 500).optional().default(50),
+    }),
+  },
+  responses: {
+    200: {
+      description: "Oldest submission first",
+      content: {
+        "application/json": { schema: z.array(UnconfirmedEventSchema) },
+      },
+    },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
 const createEventRoute = createRoute({
   method: "post",
   path: "/api/events",
@@ -450,6 +492,8 @@ export function eventRoutes(deps: RouteDeps) {
   const { db } = deps.database;
   const scoped = { scope: EVENT_WRITE_SCOPE };
   const writer = [requireAuth(deps, scoped)];
+  // Moderation is done with login tokens: OAuth tokens act as ordinary users.
+  const moderator = [requireAuth(deps), requireRole("admin", "editor")];
 
   const writeDeps = async (): Promise<WriteDeps> => {
     const settings = await getSettings(db);
@@ -588,6 +632,11 @@ export function eventRoutes(deps: RouteDeps) {
       return c.json(list, 200);
     },
   );
+
+  app.openapi({ ...unconfirmedRoute, middleware: moderator }, async (c) => {
+    const { page, max } = c.req.valid("query");
+    return c.json(await listUnconfirmedEvents(db, page, max), 200);
+  });
 
   app.openapi({ ...mineRoute, middleware: writer }, async (c) => {
     const { page, max } = c.req.valid("query");

@@ -379,3 +379,50 @@ export async function listOwnEvents(
     .limit(max).offset((page - 1) * max);
   return rows.map(summaryOf);
 }
+
+/** A hidden local event in the moderation queue: its summary, when and by whom it was submitted. */
+export type UnconfirmedEvent = EventSummary & {
+  createdAt: string;
+  /** The submitter; null for an anonymous submission. */
+  userId: number | null;
+};
+
+/**
+ * The moderation queue: local events waiting for confirmation (hidden:
+ * anonymous submissions, and events their owner or a moderator hid), oldest
+ * submission first. A hidden series is listed once, by its template; an
+ * occurrence only when it is hidden on its own (its series visible). One
+ * statement, through the partial index events_unconfirmed_idx.
+ */
+export async function listUnconfirmedEvents(
+  db: Db,
+  page: number,
+  max: number,
+): Promise<UnconfirmedEvent[]> {
+  const parent = sql.identifier("parent_event");
+  const rows = await db.select({
+    ...summaryColumns,
+    createdAt: events.createdAt,
+    userId: events.userId,
+  }).from(events)
+    .leftJoin(places, eq(places.id, events.placeId))
+    .where(and(
+      eq(events.is_visible, false),
+      isNull(events.apUserApId),
+      or(
+        isNull(events.parentId),
+        sql`exists (select 1 from ${events} ${parent} where ${parent}.${
+          sql.identifier("id")
+        } = ${events.parentId} and ${parent}.${
+          sql.identifier("is_visible")
+        } = 1)`,
+      ),
+    ))
+    .orderBy(asc(events.createdAt), asc(events.id))
+    .limit(max).offset((page - 1) * max);
+  return rows.map((row) => ({
+    ...summaryOf(row),
+    createdAt: row.createdAt.toISOString(),
+    userId: row.userId,
+  }));
+}
