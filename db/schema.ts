@@ -43,6 +43,21 @@ export const users = sqliteTable("users", {
 }, (t) => [index("users_role_idx").on(t.role)]);
 
 /** Instance settings as JSON values; also holds internal keys such as the JWT secret. */
+/**
+ * Browser sessions of the web interface (db/migrations/0011_sessions.sql):
+ * `id` is the SHA-256 of the cookie's token; `generation` the user's
+ * token_generation when it began (a password change ends it).
+ */
+export const sessions = sqliteTable("sessions", {
+  id: text("id").primaryKey(),
+  userId: integer("userId").notNull().references(() => users.id, {
+    onDelete: "cascade",
+  }),
+  generation: integer("generation").notNull(),
+  createdAt: integer("createdAt", { mode: "timestamp_ms" }).notNull(),
+  expiresAt: integer("expiresAt", { mode: "timestamp_ms" }).notNull(),
+}, (t) => [index("sessions_user_idx").on(t.userId)]);
+
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
   value: text("value", { mode: "json" }).notNull(),

@@ -58,6 +58,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "events_long_last_idx",
       "events_series_idx",
       "events_unconfirmed_idx",
+      "sessions_user_idx",
       "event_tags_tag_start_idx",
       "event_tags_tag_last_idx",
     ]

@@ -1042,13 +1042,16 @@ export async function toggleEvent<T = undefined>(
   deps: WriteDeps,
   user: UserRow,
   id: number,
-  options: Pick<WriteOptions<T>, "respond"> = {},
+  options: Pick<WriteOptions<T>, "respond"> & {
+    /** The state to set (a confirmation: true) rather than the opposite one. */
+    to?: boolean;
+  } = {},
 ): Promise<WriteResult<T>> {
   const { db, clock } = deps;
   const family = await runRead(db, familyQuery(db, id));
   const current = editableEvent(user, id, family);
   const now = clock.now();
-  const visible = !current.is_visible;
+  const visible = options.to ?? !current.is_visible;
   const statements: BatchItem[] = [
     db.update(events).set({
       is_visible: visible,

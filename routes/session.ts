@@ -1,0 +1,246 @@
+/**
+ * The web interface's sessions and its moderation page (server-rendered, no
+ * scripts, every form works without JavaScript):
+ * - `GET /login`, `POST /login`: e-mail and password (the API's login rate
+ *   limit), then a session cookie: HttpOnly, SameSite=Lax, `__Host-` and
+ *   Secure behind https; the database keeps only the token's hash.
+ * - `POST /logout`: ends the session (server-side).
+ * - `GET /admin` (editors and admins): the moderation queue, each event with
+ *   a Confirm button (`POST /admin/events/{id}/confirm`).
+ * Posts are refused from another origin, and those of a session carry its
+ * CSRF token.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { authenticateWithPassword } from "../lib/auth/login.ts";
+import {
+  type ActiveSession,
+  createSession,
+  endSession,
+  findSession,
+  isSessionCsrfToken,
+  SESSION_TTL_MS,
+  sessionCsrfToken,
+} from "../lib/auth/sessions.ts";
+import { randomToken } from "../lib/auth/tokens.ts";
+import { ApiError } from "../lib/errors.ts";
+import { isModerator } from "../lib/events/access.ts";
+import { listUnconfirmedEvents } from "../lib/events/list.ts";
+import { toggleEvent } from "../lib/events/write.ts";
+import { getSettings } from "../lib/settings.ts";
+import { clientAddress } from "./auth.ts";
+import type { AppEnv, RouteDeps } from "./env.ts";
+import { LoginView, QueueView } from "./views/admin.tsx";
+
+/** The policy of these pages: no scripts, styles by nonce, forms to here only. */
+function contentSecurityPolicy(nonce: string): string {
+  return `default-src 'none'; style-src 'nonce-${nonce}'; ` +
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+}
+
+/** Where to go after signing in: a path of this site, never another site. */
+function safeNext(next: string | undefined): string {
+  return next && /^\/(?![/\\])[^\s]*$/.test(next) ? next : "/admin";
+}
+
+/** The sessions' routes and the moderation page. */
+export function sessionRoutes(deps: RouteDeps) {
+  const app = new Hono<AppEnv>();
+  const { db } = deps.database;
+  const secure = deps.config.baseUrl.startsWith("https:");
+  // `__Host-`: the browser keeps it only when Secure, for this host and path /.
+  const COOKIE = secure ? "__Host-quando_session" : "quando_session";
+  const ownOrigin = new URL(deps.config.baseUrl).origin;
+  const secret = deps.config.jwtSecret;
+
+  const session = (c: Context<AppEnv>): Promise<ActiveSession | null> =>
+    findSession(db, deps.clock, getCookie(c, COOKIE));
+
+  /** Whether a post comes from another site (browsers send Origin on every POST). */
+  const foreign = (c: Context<AppEnv>) => {
+    const origin = c.req.header("origin");
+    return origin !== undefined && origin !== ownOrigin;
+  };
+
+  const page = (
+    c: Context<AppEnv>,
+    nonce: string,
+    body: ReturnType<typeof LoginView>,
+    status: 200 | 401 | 403 | 429 = 200,
+  ) => {
+    c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
+    c.header("Cache-Control", "no-store");
+    return c.html(body, status);
+  };
+
+  const refused = (c: Context<AppEnv>, message: string) => {
+    c.header("Cache-Control", "no-store");
+    return c.text(message, 403);
+  };
+
+  app.get("/login", async (c) => {
+    const next = safeNext(c.req.query("next"));
+    if (await session(c)) return c.redirect(next, 303);
+    const settings = await getSettings(db);
+    const nonce = randomToken(16);
+    return page(
+      c,
+      nonce,
+      LoginView({ nonce, instanceName: settings.instance_title, next }),
+    );
+  });
+
+  app.post("/login", async (c) => {
+    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    const form = await c.req.parseBody();
+    const field = (name: string) =>
+      typeof form[name] === "string" ? form[name] as string : "";
+    const email = field("email").trim().slice(0, 320);
+    const next = safeNext(field("next"));
+    const settings = await getSettings(db);
+    const nonce = randomToken(16);
+    const again = (error: string, status: 401 | 429) =>
+      page(
+        c,
+        nonce,
+        LoginView({
+          nonce,
+          instanceName: settings.instance_title,
+          next,
+          email,
+          error,
+        }),
+        status,
+      );
+    try {
+      const user = await authenticateWithPassword(
+        { db, clock: deps.clock, hasher: deps.hasher },
+        email,
+        field("password").slice(0, 1024),
+        clientAddress(c, deps.config),
+      );
+      const token = await createSession(db, deps.clock, user);
+      setCookie(c, COOKIE, token, {
+        httpOnly: true,
+        secure,
+        sameSite: "Lax",
+        path: "/",
+        maxAge: SESSION_TTL_MS / 1000,
+      });
+      return c.redirect(next, 303);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 429) {
+        for (const [name, value] of Object.entries(error.headers ?? {})) {
+          c.header(name, value);
+        }
+        return again("Too many attempts: wait a while and try again.", 429);
+      }
+      if (error instanceof ApiError && error.status === 401) {
+        return again(
+          "Wrong e-mail or password, or the account is disabled.",
+          401,
+        );
+      }
+      throw error;
+    }
+  });
+
+  app.post("/logout", async (c) => {
+    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    const current = await session(c);
+    if (current) {
+      const form = await c.req.parseBody();
+      const token = typeof form.csrf_token === "string"
+        ? form.csrf_token
+        : undefined;
+      if (!await isSessionCsrfToken(secret, current.id, token)) {
+        return refused(c, "The form's CSRF token is missing or wrong.");
+      }
+      await endSession(db, current.id);
+    }
+    deleteCookie(c, COOKIE, { path: "/", secure });
+    return c.redirect("/", 303);
+  });
+
+  /** The signed-in moderator, or the answer to give instead. */
+  const moderatorOf = async (c: Context<AppEnv>, path: string) => {
+    const current = await session(c);
+    if (!current) {
+      return {
+        answer: c.redirect(`/login?next=${encodeURIComponent(path)}`, 303),
+      };
+    }
+    if (!isModerator(current.user)) {
+      return { answer: refused(c, "Only editors and admins moderate events.") };
+    }
+    return { current };
+  };
+
+  app.get("/admin", async (c) => {
+    const who = await moderatorOf(c, "/admin");
+    if (!who.current) return who.answer;
+    const settings = await getSettings(db);
+    const queued = await listUnconfirmedEvents(db, 1, 100);
+    const format = new Intl.DateTimeFormat(settings.instance_locale, {
+      dateStyle: "full",
+      timeStyle: "short",
+      timeZone: settings.instance_timezone,
+    });
+    const nonce = randomToken(16);
+    return page(
+      c,
+      nonce,
+      QueueView({
+        nonce,
+        instanceName: settings.instance_title,
+        userName: who.current.user.email,
+        csrfToken: await sessionCsrfToken(secret, who.current.id),
+        notice: c.req.query("confirmed") ? "Confirmed." : undefined,
+        events: queued.map((e) => ({
+          id: e.id,
+          title: e.title,
+          when: format.format(new Date(e.start_datetime * 1000)),
+          place: e.place?.name ?? null,
+          submitter: e.userId === null ? "anonymous" : `user #${e.userId}`,
+        })),
+      }),
+    );
+  });
+
+  app.post("/admin/events/:id{[1-9][0-9]{0,15}}/confirm", async (c) => {
+    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    const who = await moderatorOf(c, "/admin");
+    if (!who.current) return who.answer;
+    const form = await c.req.parseBody();
+    const token = typeof form.csrf_token === "string"
+      ? form.csrf_token
+      : undefined;
+    if (!await isSessionCsrfToken(secret, who.current.id, token)) {
+      return refused(c, "The form's CSRF token is missing or wrong.");
+    }
+    const settings = await getSettings(db);
+    const result = await toggleEvent(
+      {
+        db,
+        clock: deps.clock,
+        settings,
+        publication: deps.federation?.publicationWrite(settings) ?? undefined,
+      },
+      who.current.user,
+      Number(c.req.param("id")),
+      { to: true },
+    );
+    try {
+      await deps.federation?.publishWritten(result);
+    } catch (err) {
+      deps.log.error("federating an event change failed", {
+        event: result.id,
+        error: String(err),
+      });
+    }
+    return c.redirect("/admin?confirmed=1", 303);
+  });
+
+  return app;
+}

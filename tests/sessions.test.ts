@@ -1,0 +1,274 @@
+/**
+ * Browser sessions and the moderation page, at the HTTP level: the cookie's
+ * flags, a session that the server ends (logout, password change), CSRF and
+ * cross-site posts refused, the login rate limit, and the moderation journey
+ * (an anonymous submission confirmed from /admin).
+ */
+import assert from "node:assert/strict";
+import {
+  call,
+  countRows,
+  createTestApp,
+  createTestUser,
+  type TestContext,
+  userWithToken,
+} from "./helpers.ts";
+
+const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
+const DAY = 86_400;
+
+/** Posts a form as a browser of this site would (Origin: the instance). */
+function postForm(
+  ctx: TestContext,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  return ctx.app.request(path, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: new URL(ctx.config.baseUrl).origin,
+      ...headers,
+    },
+    body: new URLSearchParams(fields),
+  });
+}
+
+/** Signs in through the form; returns the Cookie header value. */
+async function signIn(
+  ctx: TestContext,
+  email: string,
+  password: string,
+): Promise<string> {
+  const res = await postForm(ctx, "/login", { email, password });
+  assert.equal(res.status, 303, await res.text());
+  const cookie = res.headers.get("set-cookie") ?? "";
+  const pair = cookie.split(";")[0];
+  assert.match(pair, /^quando_session=[A-Za-z0-9_-]{43}$/);
+  return pair;
+}
+
+function get(ctx: TestContext, path: string, cookie?: string) {
+  return ctx.app.request(path, { headers: cookie ? { cookie } : {} });
+}
+
+/** The CSRF token in a page's forms. */
+function csrfOf(html: string): string {
+  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
+  assert.ok(match, "no csrf_token in the page");
+  return match[1];
+}
+
+Deno.test("sessions: the login form sets an HttpOnly, SameSite=Lax session cookie; a wrong password sets none; only the token's hash is stored", async () => {
+  const ctx = await createTestApp();
+  try {
+    const editor = await createTestUser(ctx, { role: "editor" });
+    const form = await get(ctx, "/login");
+    assert.equal(form.status, 200);
+    assert.match(form.headers.get("content-type") ?? "", /text\/html/);
+    assert.match(
+      form.headers.get("content-security-policy") ?? "",
+      /default-src 'none'.*form-action 'self'/,
+    );
+    const html = await form.text();
+    assert.match(html, /<label for="email">/);
+    assert.match(html, /<label for="password">/);
+
+    const wrong = await postForm(ctx, "/login", {
+      email: editor.email,
+      password: "not-the-password",
+    });
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.headers.get("set-cookie"), null);
+    assert.match(await wrong.text(), /Wrong e-mail or password/);
+
+    const res = await postForm(ctx, "/login", {
+      email: editor.email,
+      password: editor.password,
+      next: "/admin",
+    });
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/admin");
+    const cookie = res.headers.get("set-cookie") ?? "";
+    assert.match(cookie, /HttpOnly/i);
+    assert.match(cookie, /SameSite=Lax/i);
+    assert.match(cookie, /Path=\//);
+    assert.doesNotMatch(cookie, /Secure/i, "http base: not Secure");
+    const token = cookie.split(";")[0].split("=")[1];
+    // deno-lint-ignore no-explicit-any -- the libSQL client under Drizzle
+    const client = (ctx.database.db as any).$client;
+    const rows = await client.execute("select id from sessions");
+    assert.equal(rows.rows.length, 1);
+    assert.notEqual(rows.rows[0].id, token);
+
+    // Only paths of this site after signing in.
+    for (
+      const next of ["//evil.example/x", "https://evil.example/", "/\\evil"]
+    ) {
+      const other = await postForm(ctx, "/login", {
+        email: editor.email,
+        password: editor.password,
+        next,
+      });
+      assert.equal(other.headers.get("location"), "/admin", next);
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("sessions: behind https the cookie is __Host- and Secure", async () => {
+  const ctx = await createTestApp({
+    env: { BASE_URL: "https://quando.example" },
+  });
+  try {
+    const user = await createTestUser(ctx, { role: "user" });
+    const res = await postForm(ctx, "/login", {
+      email: user.email,
+      password: user.password,
+    });
+    assert.equal(res.status, 303);
+    const cookie = res.headers.get("set-cookie") ?? "";
+    assert.match(cookie, /^__Host-quando_session=/);
+    assert.match(cookie, /Secure/);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("moderation page: an anonymous submission is confirmed from /admin; users are refused; CSRF and cross-site posts are refused", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { allow_anon_event: true },
+    });
+    const submitted = await call(ctx, "POST", "/api/events", {
+      json: {
+        title: "Street party",
+        start_datetime: NOW + DAY,
+        place_name: "Piazza",
+      },
+    });
+    const event = await submitted.json();
+    assert.equal(event.is_visible, false);
+
+    // Signed out: to the sign-in form, coming back here after.
+    const out = await get(ctx, "/admin");
+    assert.equal(out.status, 303);
+    assert.equal(out.headers.get("location"), "/login?next=%2Fadmin");
+    // A member may sign in, but not moderate.
+    const member = await createTestUser(ctx, { role: "user" });
+    const memberCookie = await signIn(ctx, member.email, member.password);
+    assert.equal((await get(ctx, "/admin", memberCookie)).status, 403);
+
+    const editor = await createTestUser(ctx, { role: "editor" });
+    const cookie = await signIn(ctx, editor.email, editor.password);
+    const page = await get(ctx, "/admin", cookie);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /Street party/);
+    assert.match(html, /Submitted by anonymous/);
+    const csrf = csrfOf(html);
+    const confirm = `/admin/events/${event.id}/confirm`;
+
+    // Without the token, with a made-up one, or from another site.
+    for (
+      const [fields, headers] of [
+        [{}, {}],
+        [{ csrf_token: "x".repeat(43) }, {}],
+        [{ csrf_token: csrf }, { origin: "https://evil.example" }],
+      ] as [Record<string, string>, Record<string, string>][]
+    ) {
+      const res = await postForm(ctx, confirm, fields, { cookie, ...headers });
+      assert.equal(res.status, 403, JSON.stringify([fields, headers]));
+    }
+    assert.equal(
+      (await call(ctx, "GET", `/api/events/${event.id}`)).status,
+      404,
+      "still hidden",
+    );
+
+    const ok = await postForm(ctx, confirm, { csrf_token: csrf }, { cookie });
+    assert.equal(ok.status, 303);
+    assert.equal(ok.headers.get("location"), "/admin?confirmed=1");
+    const publicEvent = await call(ctx, "GET", `/api/events/${event.id}`);
+    assert.equal(publicEvent.status, 200);
+    assert.equal((await publicEvent.json()).is_visible, true);
+    const after = await (await get(ctx, "/admin?confirmed=1", cookie)).text();
+    assert.match(after, /Nothing is waiting/);
+    // Confirming twice leaves it confirmed.
+    await postForm(ctx, confirm, { csrf_token: csrf }, { cookie });
+    assert.equal(
+      (await call(ctx, "GET", `/api/events/${event.id}`)).status,
+      200,
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("sessions end on the server: at logout (with its CSRF token) and when the password changes", async () => {
+  const ctx = await createTestApp();
+  try {
+    const editor = await userWithToken(ctx, "editor");
+    const cookie = await signIn(ctx, editor.email, editor.password);
+    const html = await (await get(ctx, "/admin", cookie)).text();
+    const csrf = csrfOf(html);
+    // A logout without the token is refused (and ends nothing).
+    assert.equal(
+      (await postForm(ctx, "/logout", {}, { cookie })).status,
+      403,
+    );
+    assert.equal((await get(ctx, "/admin", cookie)).status, 200);
+    const out = await postForm(ctx, "/logout", { csrf_token: csrf }, {
+      cookie,
+    });
+    assert.equal(out.status, 303);
+    assert.match(out.headers.get("set-cookie") ?? "", /Max-Age=0|Expires=/i);
+    // The old cookie, replayed, opens nothing.
+    assert.equal((await get(ctx, "/admin", cookie)).status, 303);
+    assert.equal(await countRows(ctx, "sessions"), 0);
+
+    const again = await signIn(ctx, editor.email, editor.password);
+    assert.equal((await get(ctx, "/admin", again)).status, 200);
+    const changed = await call(ctx, "PUT", "/api/users/me/password", {
+      token: editor.token,
+      json: {
+        current_password: editor.password,
+        new_password: "a-new-password-123",
+      },
+    });
+    assert.equal(changed.status, 200, await changed.text());
+    assert.equal((await get(ctx, "/admin", again)).status, 303);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("the login form has the API's rate limit: 429 after ten failures, and a cross-site post is refused", async () => {
+  const ctx = await createTestApp();
+  try {
+    const user = await createTestUser(ctx, { role: "user" });
+    const foreign = await postForm(ctx, "/login", {
+      email: user.email,
+      password: user.password,
+    }, { origin: "https://evil.example" });
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.headers.get("set-cookie"), null);
+    let last = 0;
+    for (let i = 0; i < 11; i++) {
+      const res = await postForm(ctx, "/login", {
+        email: user.email,
+        password: "wrong-password",
+      });
+      await res.body?.cancel();
+      last = res.status;
+    }
+    assert.equal(last, 429);
+  } finally {
+    ctx.close();
+  }
+});
