@@ -68,36 +68,38 @@ export function QueueView(props: {
       </p>
       <h1>Waiting for confirmation</h1>
       {props.notice && <p role="status">{props.notice}</p>}
-      {props.events.length === 0 ? <p>Nothing is waiting.</p> : (
-        <ul>
-          {props.events.map((e) => (
-            <li class="card">
-              <h2 id={`event-${e.id}`}>{e.title}</h2>
-              <p>
-                {e.when}
-                {e.place ? ` · ${e.place}` : ""}
-              </p>
-              <p class="muted">Submitted by {e.submitter}</p>
-              <form method="post" action={`/admin/events/${e.id}/confirm`}>
-                <input
-                  type="hidden"
-                  name="csrf_token"
-                  value={props.csrfToken}
-                />
-                <div class="actions">
-                  <button
-                    type="submit"
-                    class="approve"
-                    aria-describedby={`event-${e.id}`}
-                  >
-                    Confirm
-                  </button>
-                </div>
-              </form>
-            </li>
-          ))}
-        </ul>
-      )}
+      {props.events.length === 0
+        ? <p>Nothing is waiting.</p>
+        : (
+          <ul class="queue">
+            {props.events.map((e) => (
+              <li class="card">
+                <h2 id={`event-${e.id}`}>{e.title}</h2>
+                <p>
+                  {e.when}
+                  {e.place ? ` · ${e.place}` : ""}
+                </p>
+                <p class="muted">Submitted by {e.submitter}</p>
+                <form method="post" action={`/admin/events/${e.id}/confirm`}>
+                  <input
+                    type="hidden"
+                    name="csrf_token"
+                    value={props.csrfToken}
+                  />
+                  <div class="actions">
+                    <button
+                      type="submit"
+                      class="approve"
+                      aria-describedby={`event-${e.id}`}
+                    >
+                      Confirm
+                    </button>
+                  </div>
+                </form>
+              </li>
+            ))}
+          </ul>
+        )}
       <form method="post" action="/logout">
         <input type="hidden" name="csrf_token" value={props.csrfToken} />
         <div class="actions">

@@ -22,6 +22,7 @@ button.approve { background: var(--accent); color: #fff; border: 1px solid var(-
 button.deny { background: transparent; color: inherit; border: 1px solid #8889; }
 button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 code { overflow-wrap: anywhere; }
+ul.queue { list-style: none; padding: 0; margin: 0; }
 `;
 
 /** A complete page; `nonce` must match the response's CSP `style-src`. */

@@ -1,0 +1,142 @@
+/**
+ * The sign-in form and the moderation page in a real browser (Debian's
+ * Chromium, driven by playwright-core) on a phone-sized screen: an editor
+ * signs in with the keyboard, finds an anonymous submission waiting, confirms
+ * it, and the public sees it. axe-core finds no serious or critical problem
+ * on either page; screenshots go to tests/artifacts/.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { launchChromium } from "./browser.ts";
+import { startServerProcess } from "./helpers.ts";
+
+const ARTIFACTS = new URL("./artifacts/", import.meta.url);
+const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
+
+/** axe-core's source, run in the page (the page's policy allows no script of its own). */
+const AXE = await Deno.readTextFile(
+  new URL(import.meta.resolve("axe-core")).pathname.replace(
+    /axe\.js$/,
+    "axe.min.js",
+  ),
+);
+
+/** The serious and critical accessibility violations axe-core finds. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  // A string: it runs in the page, where `document` and `axe` are.
+  const result = await page.evaluate(
+    "axe.run(document).then((r) => r.violations.map((v) => " +
+      "({ id: v.id, impact: v.impact, nodes: v.nodes.length })))",
+  ) as { id: string; impact: string; nodes: number }[];
+  return result.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}, ${v.nodes})`);
+}
+
+async function api(
+  base: string,
+  method: string,
+  path: string,
+  token: string | null,
+  json: unknown,
+) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      "content-type": "application/json",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(json),
+  });
+  const body = await res.json();
+  assert.ok(res.status < 300, `${method} ${path}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+Deno.test({
+  name:
+    "an editor signs in with the keyboard on a phone, confirms an anonymous submission at /admin, and the public sees it; axe finds no serious problem",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const quando = await startServerProcess(dir, {
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+    });
+    const browser = await launchChromium();
+    try {
+      const { access_token: token } = await api(
+        quando.base,
+        "POST",
+        "/api/login/token",
+        null,
+        ADMIN,
+      );
+      await api(quando.base, "PUT", "/api/settings", token, {
+        allow_anon_event: true,
+      });
+      const start = Math.floor(Date.now() / 1000) + 3 * 86_400;
+      const event = await api(quando.base, "POST", "/api/events", null, {
+        title: "Repair café",
+        start_datetime: start,
+        place_name: "Community hall",
+      });
+
+      // axe runs through the browser's debugger protocol, which the page's
+      // policy (no scripts) does not govern.
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 2,
+      });
+      const page = await context.newPage();
+      await page.goto(`${quando.base}/admin`);
+      assert.match(new URL(page.url()).pathname, /^\/login$/);
+      assert.deepEqual(await axeViolations(page), [], "/login");
+      await page.screenshot({
+        path: new URL("admin-login-phone.png", ARTIFACTS).pathname,
+        fullPage: true,
+      });
+      // The keyboard alone: the first field has the focus after one Tab.
+      await page.keyboard.press("Tab");
+      await page.keyboard.type(ADMIN.email);
+      await page.keyboard.press("Tab");
+      await page.keyboard.type(ADMIN.password);
+      await Promise.all([
+        page.waitForURL(/\/admin$/),
+        page.keyboard.press("Enter"),
+      ]);
+      assert.equal(
+        await page.getByRole("heading", { level: 1 }).textContent(),
+        "Waiting for confirmation",
+      );
+      assert.ok(await page.getByText("Repair café").isVisible());
+      assert.ok(await page.getByText("Submitted by anonymous").isVisible());
+      assert.deepEqual(await axeViolations(page), [], "/admin");
+      const width = await page.evaluate(
+        "document.documentElement.scrollWidth",
+      ) as number;
+      assert.ok(width <= 390, `scrolls sideways: ${width}px`);
+      await page.screenshot({
+        path: new URL("admin-queue-phone.png", ARTIFACTS).pathname,
+        fullPage: true,
+      });
+
+      await Promise.all([
+        page.waitForURL(/\/admin\?confirmed=1$/),
+        page.getByRole("button", { name: "Confirm" }).click(),
+      ]);
+      assert.ok(await page.getByText("Nothing is waiting.").isVisible());
+      const publicEvent = await fetch(
+        `${quando.base}/api/events/${event.id}`,
+      );
+      assert.equal(publicEvent.status, 200);
+      assert.equal((await publicEvent.json()).is_visible, true);
+      await context.close();
+    } finally {
+      await browser.close();
+      await quando.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
