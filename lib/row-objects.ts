@@ -29,14 +29,24 @@ function isJsonColumn(column: SQLiteColumn): boolean {
  * A row of `table` (or of an alias of it) as a JSON object keyed by the
  * columns' property names, or JSON null when `presentWhen` (for a left join:
  * its key is not null) is false. Decode it with decodeRowObject.
+ *
+ * `guarded` names JSON columns holding documents as other servers sent them:
+ * SQLite's JSON functions refuse nesting deeper than 1,000 levels (an error
+ * for the whole statement), so such a column is given as null when SQLite
+ * cannot read it, rather than failing the read.
  */
-export function rowObject(table: SQLiteTable, presentWhen?: SQL): SQL {
-  const parts = columnList(table).map(
-    ([key, column]) =>
-      isJsonColumn(column)
-        ? sql`${sql.raw(`'${key}'`)}, json(${column})`
-        : sql`${sql.raw(`'${key}'`)}, ${column}`,
-  );
+export function rowObject(
+  table: SQLiteTable,
+  presentWhen?: SQL,
+  guarded: readonly string[] = [],
+): SQL {
+  const parts = columnList(table).map(([key, column]) => {
+    const name = sql.raw(`'${key}'`);
+    if (!isJsonColumn(column)) return sql`${name}, ${column}`;
+    return guarded.includes(key)
+      ? sql`${name}, case when json_valid(${column}) then json(${column}) end`
+      : sql`${name}, json(${column})`;
+  });
   const object = sql`json_object(${sql.join(parts, sql`, `)})`;
   return presentWhen
     ? sql`case when ${presentWhen} then ${object} end`

@@ -49,13 +49,6 @@ async function capture(res: Response): Promise<CachedAnswer | null> {
   };
 }
 
-/**
- * A Response made once per cached answer, never read: each unconditional hit
- * is a clone of it, which copies its header list as it is (building a
- * Response from the stored headers validates every one again, per hit).
- */
-const templates = new WeakMap<CachedAnswer, Response>();
-
 function replay(
   answer: CachedAnswer,
   request: Request,
@@ -64,15 +57,12 @@ function replay(
   const ifNoneMatch = request.headers.get("if-none-match");
   const ifModifiedSince = request.headers.get("if-modified-since");
   if (ifNoneMatch === null && ifModifiedSince === null) {
-    let template = templates.get(answer);
-    if (!template) {
-      template = new Response(answer.body, {
-        status: answer.status,
-        headers: answer.headers,
-      });
-      templates.set(answer, template);
-    }
-    return template.clone();
+    // A new Response each time: one kept and cloned across requests fails on
+    // Workers (a body may not serve two requests there).
+    return new Response(answer.body, {
+      status: answer.status,
+      headers: answer.headers,
+    });
   }
   const headers = new Headers(answer.headers);
   const etag = headers.get("etag");

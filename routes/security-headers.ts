@@ -42,8 +42,12 @@ const PAGE_ONLY: readonly [string, string][] = [
   ["X-XSS-Protection", "0"],
 ];
 
-/** JSON media types: application/json, application/activity+json... */
-const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\b/i;
+/**
+ * The API's JSON types: application/json, and the ActivityPub, JSON-LD,
+ * WebFinger and problem types. Not JSON Feed (`application/feed+json`),
+ * which is a feed like the others.
+ */
+const JSON_TYPE = /^application\/((activity|ld|jrd|problem)\+)?json\b/i;
 
 /** Adds the security headers to every answer (see the module comment). */
 export function securityHeaders(): MiddlewareHandler<AppEnv> {

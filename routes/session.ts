@@ -7,6 +7,8 @@
  * - `POST /logout`: ends the session (server-side).
  * - `GET /admin` (editors and admins): the moderation queue, each event with
  *   a Confirm button (`POST /admin/events/{id}/confirm`).
+ * - `GET /submit`, `POST /submit`: the submission form, for members and, when
+ *   `allow_anon_event` is on, for anyone (then waiting for confirmation).
  * Posts are refused from another origin, and those of a session carry its
  * CSRF token.
  */
@@ -27,11 +29,18 @@ import { randomToken } from "../lib/auth/tokens.ts";
 import { ApiError } from "../lib/errors.ts";
 import { isModerator } from "../lib/events/access.ts";
 import { listUnconfirmedEvents } from "../lib/events/list.ts";
-import { toggleEvent } from "../lib/events/write.ts";
+import { createEvent, toggleEvent } from "../lib/events/write.ts";
+import { eventInputFromForm } from "../lib/events/form.ts";
 import { getSettings } from "../lib/settings.ts";
 import { clientAddress } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
-import { LoginView, QueueView } from "./views/admin.tsx";
+import {
+  LoginView,
+  QueueView,
+  type SubmitFields,
+  SubmittedView,
+  SubmitView,
+} from "./views/admin.tsx";
 
 /** The policy of these pages: no scripts, styles by nonce, forms to here only. */
 function contentSecurityPolicy(nonce: string): string {
@@ -67,7 +76,7 @@ export function sessionRoutes(deps: RouteDeps) {
     c: Context<AppEnv>,
     nonce: string,
     body: ReturnType<typeof LoginView>,
-    status: 200 | 401 | 403 | 429 = 200,
+    status: 200 | 400 | 401 | 403 | 429 = 200,
   ) => {
     c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
     c.header("Cache-Control", "no-store");
@@ -240,6 +249,150 @@ export function sessionRoutes(deps: RouteDeps) {
       });
     }
     return c.redirect("/admin?confirmed=1", 303);
+  });
+
+  const EMPTY_FIELDS: SubmitFields = {
+    title: "",
+    start: "",
+    end: "",
+    place_name: "",
+    place_address: "",
+    online_link: "",
+    tags: "",
+    description: "",
+  };
+
+  /** The form's fields of an API field, for showing its problem. */
+  const FORM_FIELD: Record<string, keyof SubmitFields> = {
+    title: "title",
+    start_datetime: "start",
+    end_datetime: "end",
+    place_name: "place_name",
+    place_address: "place_address",
+    place_id: "place_name",
+    online_locations: "online_link",
+    tags: "tags",
+    description: "description",
+  };
+
+  const submitForm = async (
+    c: Context<AppEnv>,
+    current: ActiveSession | null,
+    values: SubmitFields,
+    errors: Partial<Record<keyof SubmitFields, string>> = {},
+    error?: string,
+  ) => {
+    const settings = await getSettings(db);
+    const nonce = randomToken(16);
+    return page(
+      c,
+      nonce,
+      SubmitView({
+        nonce,
+        instanceName: settings.instance_title,
+        timeZone: settings.instance_timezone,
+        anonymous: current === null,
+        csrfToken: current ? await sessionCsrfToken(secret, current.id) : null,
+        values,
+        errors,
+        error,
+      }),
+      Object.keys(errors).length > 0 || error ? 400 : 200,
+    );
+  };
+
+  app.get("/submit", async (c) => {
+    const current = await session(c);
+    if (!current && !(await getSettings(db)).allow_anon_event) {
+      return c.redirect("/login?next=%2Fsubmit", 303);
+    }
+    return await submitForm(c, current, EMPTY_FIELDS);
+  });
+
+  app.post("/submit", async (c) => {
+    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    const current = await session(c);
+    const settings = await getSettings(db);
+    if (!current && !settings.allow_anon_event) {
+      return c.redirect("/login?next=%2Fsubmit", 303);
+    }
+    const form = await c.req.parseBody();
+    const text = (name: string) =>
+      typeof form[name] === "string"
+        ? (form[name] as string).slice(0, 20_000)
+        : "";
+    if (
+      current &&
+      !await isSessionCsrfToken(secret, current.id, text("csrf_token"))
+    ) {
+      return refused(c, "The form's CSRF token is missing or wrong.");
+    }
+    const values = Object.fromEntries(
+      Object.keys(EMPTY_FIELDS).map((name) => [name, text(name)]),
+    ) as SubmitFields;
+    const { input, errors } = eventInputFromForm(
+      values,
+      settings.instance_timezone,
+    );
+    const shown: Partial<Record<keyof SubmitFields, string>> = {};
+    for (const e of errors) shown[e.field] = e.message;
+    if (errors.length > 0) return await submitForm(c, current, values, shown);
+    try {
+      const result = await createEvent(
+        {
+          db,
+          clock: deps.clock,
+          settings,
+          publication: deps.federation?.publicationWrite(settings) ??
+            undefined,
+        },
+        current?.user ?? null,
+        input,
+      );
+      try {
+        await deps.federation?.publishWritten(result);
+      } catch (err) {
+        deps.log.error("federating an event change failed", {
+          event: result.id,
+          error: String(err),
+        });
+      }
+      const row = result.after.find((e) => e.id === result.id);
+      if (row?.is_visible) {
+        return c.redirect(`/event/${encodeURIComponent(row.slug)}`, 303);
+      }
+      const nonce = randomToken(16);
+      return page(
+        c,
+        nonce,
+        SubmittedView({
+          nonce,
+          instanceName: settings.instance_title,
+          title: input.title ?? "",
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      let general: string | undefined;
+      for (
+        const detail of (error.details ?? []) as {
+          field?: string;
+          message?: string;
+        }[]
+      ) {
+        const name = detail.field ? FORM_FIELD[detail.field] : undefined;
+        if (name) shown[name] ??= detail.message ?? error.message;
+        else general ??= detail.message ?? error.message;
+      }
+      return await submitForm(
+        c,
+        current,
+        values,
+        shown,
+        general ??
+          (Object.keys(shown).length === 0 ? error.message : undefined),
+      );
+    }
   });
 
   return app;

@@ -1,8 +1,8 @@
 /**
  * The sign-in form and the moderation page in a real browser (Debian's
- * Chromium, driven by playwright-core) on a phone-sized screen: an editor
- * signs in with the keyboard, finds an anonymous submission waiting, confirms
- * it, and the public sees it. axe-core finds no serious or critical problem
+ * Chromium, driven by playwright-core) on a phone-sized screen: a visitor
+ * submits an event through the form; an editor signs in with the keyboard,
+ * finds it waiting, confirms it, and the public sees it. axe-core finds no serious or critical problem
  * on either page; screenshots go to tests/artifacts/.
  */
 import assert from "node:assert/strict";
@@ -55,7 +55,7 @@ async function api(
 
 Deno.test({
   name:
-    "an editor signs in with the keyboard on a phone, confirms an anonymous submission at /admin, and the public sees it; axe finds no serious problem",
+    "a visitor submits an event on a phone; an editor signs in with the keyboard, confirms it at /admin, and the public sees it; axe finds no serious problem",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -76,12 +76,38 @@ Deno.test({
       await api(quando.base, "PUT", "/api/settings", token, {
         allow_anon_event: true,
       });
-      const start = Math.floor(Date.now() / 1000) + 3 * 86_400;
-      const event = await api(quando.base, "POST", "/api/events", null, {
-        title: "Repair café",
-        start_datetime: start,
-        place_name: "Community hall",
+      // A visitor submits an event through the form, on a phone.
+      const visitor = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 2,
       });
+      const form = await visitor.newPage();
+      await form.goto(`${quando.base}/submit`);
+      assert.deepEqual(await axeViolations(form), [], "/submit");
+      const day = new Date(Date.now() + 3 * 86_400_000).toISOString()
+        .slice(0, 10);
+      await form.getByLabel("Title", { exact: true }).fill("Repair café");
+      await form.getByLabel("Starts", { exact: true }).fill(`${day}T18:30`);
+      await form.getByLabel("Place", { exact: true }).fill("Community hall");
+      await form.getByLabel("Description", { exact: true }).fill(
+        "Bring something broken.\n\nhttps://example.org/repair",
+      );
+      await form.screenshot({
+        path: new URL("submit-phone.png", ARTIFACTS).pathname,
+        fullPage: true,
+      });
+      await form.getByRole("button", { name: "Submit" }).click();
+      await form.getByRole("status").waitFor();
+      assert.match(
+        await form.getByRole("status").textContent() ?? "",
+        /Repair café.*was received/s,
+      );
+      await visitor.close();
+      const [event] = await (await fetch(
+        `${quando.base}/api/events/unconfirmed`,
+        { headers: { authorization: `Bearer ${token}` } },
+      )).json();
+      assert.equal(event.title, "Repair café");
 
       // axe runs through the browser's debugger protocol, which the page's
       // policy (no scripts) does not govern.

@@ -9,7 +9,14 @@
  *   and followed.
  */
 import assert from "node:assert/strict";
-import { verifyJsonLd, verifyObject, verifyRequest } from "@fedify/fedify";
+import {
+  exportSpki,
+  generateCryptoKeyPair,
+  signRequest,
+  verifyJsonLd,
+  verifyObject,
+  verifyRequest,
+} from "@fedify/fedify";
 import { Activity } from "@fedify/vocab";
 import { getDocumentLoader } from "@fedify/vocab-runtime";
 import { addFollower } from "./support/roundtrips.ts";
@@ -487,6 +494,76 @@ Deno.test("add_trust takes a handle or a bare domain of a peer served over plain
     }
     assert.ok(hits.includes("/.well-known/webfinger"));
     assert.ok(hits.includes("/.well-known/nodeinfo"));
+  } finally {
+    ctx.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("behind a TLS-terminating proxy (BASE_URL https, the process sees http), inbox posts signed with RFC 9421 for the public URL are accepted, as draft-cavage ones are", async () => {
+  const keys = await generateCryptoKeyPair("RSASSA-PKCS1-v1_5");
+  const pem = await exportSpki(keys.publicKey);
+  let base = "";
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      if (new URL(request.url).pathname === "/users/bob") {
+        return Response.json({
+          "@context": [
+            "https://www.w3.org/ns/activitystreams",
+            "https://w3id.org/security/v1",
+          ],
+          id: `${base}/users/bob`,
+          type: "Person",
+          preferredUsername: "bob",
+          inbox: `${base}/inbox`,
+          publicKey: {
+            id: `${base}/users/bob#main-key`,
+            owner: `${base}/users/bob`,
+            publicKeyPem: pem,
+          },
+        }, { headers: { "content-type": "application/activity+json" } });
+      }
+      return new Response(null, { status: 202 });
+    },
+  );
+  base = `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`;
+  const ctx = await createTestApp({
+    env: { ALLOW_PRIVATE_ADDRESSES: "true", BASE_URL: "https://quando.test" },
+  });
+  try {
+    for (
+      const spec of ["draft-cavage-http-signatures-12", "rfc9421"] as const
+    ) {
+      const body = JSON.stringify({
+        "@context": "https://www.w3.org/ns/activitystreams",
+        id: `${base}/likes/${spec}`,
+        type: "Like",
+        actor: `${base}/users/bob`,
+        object: "https://quando.test/federation/m/1",
+      });
+      // Signed for the public URL, as the sender addresses it ...
+      const signed = await signRequest(
+        new Request("https://quando.test/federation/inbox", {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/activity+json" },
+        }),
+        keys.privateKey,
+        new URL(`${base}/users/bob#main-key`),
+        { spec },
+      );
+      // ... and reaching the process over plain http.
+      const res = await ctx.app.fetch(
+        new Request("http://quando.test/federation/inbox", {
+          method: "POST",
+          body,
+          headers: signed.headers,
+        }),
+      );
+      const text = await res.text();
+      assert.ok(res.status < 300, `${spec}: ${res.status} ${text}`);
+    }
   } finally {
     ctx.close();
     await server.shutdown();

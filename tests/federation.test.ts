@@ -1110,6 +1110,55 @@ Deno.test("instances: GET /api/instances pages; toggle_block flips blocked, 404 
   }
 });
 
+Deno.test("a remote event whose documents SQLite cannot read (nested deeper than 1,000 levels) is still served; those documents are null", async () => {
+  const ctx = await createTestApp();
+  try {
+    const { upsertRemoteEvent } = await import("../lib/events/write.ts");
+    const deep = (depth: number): unknown => {
+      let value: unknown = "bottom";
+      for (let i = 0; i < depth; i++) value = [value];
+      return value;
+    };
+    await ctx.database.db.insert(apUsers).values({
+      ap_id: "https://remote.example/u/deep",
+      trusted: true,
+      following: true,
+      // An actor document as fetched: nothing capped its depth.
+      object: { id: "https://remote.example/u/deep", nested: deep(1_100) },
+      createdAt: ctx.clock.now(),
+      updatedAt: ctx.clock.now(),
+    });
+    const now = Math.floor(ctx.clock.now().getTime() / 1000);
+    const { id } = await upsertRemoteEvent(
+      { db: ctx.database.db, clock: ctx.clock },
+      {
+        ap_id: "https://remote.example/m/deep",
+        apUserApId: "https://remote.example/u/deep",
+        title: "Deep",
+        description: "",
+        start_datetime: now + 86_400,
+        end_datetime: null,
+        status: "EventScheduled",
+        place: null,
+        online_locations: [],
+        tags: [],
+        media: [],
+        ap_object: { type: "Event", nested: deep(1_100) },
+        ld_signature: null,
+      },
+    );
+    const res = await call(ctx, "GET", `/api/events/${id}`);
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body).slice(0, 300));
+    assert.equal(body.title, "Deep");
+    assert.equal(body.ap_object, null);
+    assert.equal(body.apUser.ap_id, "https://remote.example/u/deep");
+    assert.equal(body.apUser.object, null);
+  } finally {
+    ctx.close();
+  }
+});
+
 Deno.test("remote events are purged a week after they end, not when they start", async () => {
   const ctx = await createTestApp();
   try {

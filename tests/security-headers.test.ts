@@ -43,11 +43,20 @@ function assertEvery(headers: Headers, what: string) {
 Deno.test("security headers: JSON gets nosniff, HSTS and a policy that runs nothing; other data also no framing, referrer and CORP; pages the full set", async () => {
   const ctx = await createTestApp({ env: { PUBLIC_CACHE_MS: "60000" } });
   try {
-    for (const path of ["/api/health", "/api/events", "/feed/rss", "/nope"]) {
+    for (
+      const path of [
+        "/api/health",
+        "/api/events",
+        "/feed/rss",
+        "/feed/json",
+        "/nope",
+      ]
+    ) {
       const res = await call(ctx, "GET", path);
       await res.body?.cancel();
       assertEvery(res.headers, path);
-      if (path === "/feed/rss") {
+      // Feeds (JSON Feed too) are data of the other kind.
+      if (path.startsWith("/feed/")) {
         assertHeaders(res.headers, path, NOT_JSON);
       } else {
         // JSON is read by scripts, not rendered: the switches for rendered

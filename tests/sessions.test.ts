@@ -272,3 +272,122 @@ Deno.test("the login form has the API's rate limit: 429 after ten failures, and 
     ctx.close();
   }
 });
+
+Deno.test("submit form: a member's event is published at once; times are the instance's; text keeps paragraphs and links; problems are shown next to their field, nothing typed lost", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { instance_timezone: "Europe/Rome" },
+    });
+    const member = await createTestUser(ctx, { role: "user" });
+    // Signed out and no anonymous submissions: sign in first.
+    const out = await get(ctx, "/submit");
+    assert.equal(out.status, 303);
+    assert.equal(out.headers.get("location"), "/login?next=%2Fsubmit");
+    const cookie = await signIn(ctx, member.email, member.password);
+    const form = await get(ctx, "/submit", cookie);
+    assert.equal(form.status, 200);
+    const csrf = csrfOf(await form.text());
+
+    const fields = {
+      csrf_token: csrf,
+      title: "Choir rehearsal",
+      start: "2026-07-10T21:00",
+      end: "",
+      place_name: "Parish hall",
+      place_address: "Via Roma 1",
+      online_link: "",
+      tags: "music, choir",
+      description:
+        "Bring your score.\nDoors at 8.\n\nDetails: https://example.org/choir",
+    };
+    // A problem: the end before the start. Shown by its field, values kept.
+    const bad = await postForm(ctx, "/submit", {
+      ...fields,
+      end: "2026-07-10T20:00",
+    }, { cookie });
+    assert.equal(bad.status, 400);
+    const badHtml = await bad.text();
+    assert.match(badHtml, /id="end-error"/);
+    assert.match(badHtml, /aria-invalid="true"/);
+    assert.match(badHtml, /value="Choir rehearsal"/);
+    assert.match(badHtml, /Bring your score\./);
+    // Without the session's token: refused.
+    const forged = await postForm(
+      ctx,
+      "/submit",
+      { ...fields, csrf_token: "" },
+      {
+        cookie,
+      },
+    );
+    assert.equal(forged.status, 403);
+
+    const ok = await postForm(ctx, "/submit", fields, { cookie });
+    assert.equal(ok.status, 303, await ok.text());
+    assert.match(ok.headers.get("location") ?? "", /^\/event\/choir-rehearsal/);
+    const list = await (await call(ctx, "GET", "/api/events?start=0")).json();
+    const created = list.find((e: { title: string }) =>
+      e.title === "Choir rehearsal"
+    );
+    assert.ok(created, JSON.stringify(list));
+    // 21:00 in Rome in July is 19:00 UTC.
+    assert.equal(created.start_datetime, Date.UTC(2026, 6, 10, 19) / 1000);
+    assert.deepEqual(created.tags.sort(), ["choir", "music"]);
+    const full = await (await call(ctx, "GET", `/api/events/${created.id}`))
+      .json();
+    assert.equal(full.userId, member.user.id);
+    assert.match(
+      full.description,
+      /<p>Bring your score\.<br \/?>Doors at 8\.<\/p>/,
+    );
+    assert.match(
+      full.description,
+      /<a href="https:\/\/example\.org\/choir"[^>]*>https:\/\/example\.org\/choir<\/a>/,
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("submit form: anonymous when allowed, waiting for confirmation; cross-site posts refused", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { allow_anon_event: true },
+    });
+    const form = await get(ctx, "/submit");
+    assert.equal(form.status, 200);
+    assert.match(await form.text(), /published once an editor has confirmed/);
+    const fields = {
+      title: "Book swap",
+      start: "2026-07-01T18:00",
+      end: "",
+      place_name: "Library",
+      place_address: "",
+      online_link: "",
+      tags: "",
+      description: "",
+    };
+    const foreign = await postForm(ctx, "/submit", fields, {
+      origin: "https://evil.example",
+    });
+    assert.equal(foreign.status, 403);
+    const ok = await postForm(ctx, "/submit", fields);
+    assert.equal(ok.status, 200);
+    assert.match(await ok.text(), /“Book swap” was received/);
+    const waiting = await (await call(ctx, "GET", "/api/events/unconfirmed", {
+      token: admin.token,
+    })).json();
+    assert.deepEqual(waiting.map((e: { title: string }) => e.title), [
+      "Book swap",
+    ]);
+    assert.equal(waiting[0].userId, null);
+  } finally {
+    ctx.close();
+  }
+});

@@ -341,7 +341,7 @@ function eventFullStatement(
     ? sql`'[]'`
     : sql`(select json_group_array(json(r.resource)
         order by r.createdAt desc, r.id desc)
-      from (select ${rowObject(resources)} as resource,
+      from (select ${rowObject(resources, undefined, ["data"])} as resource,
           ${resources.createdAt} as createdAt, ${resources.id} as id
         from ${resources}
         where ${resources.eventId} = ${events.id}
@@ -350,10 +350,12 @@ function eventFullStatement(
         limit ${sql.raw(String(RESOURCES_LIMIT))}) r)`;
   return db.select({
     full: sql<string>`json_object(
-      'event', ${rowObject(events)},
+      'event', ${rowObject(events, undefined, ["ap_object"])},
       'user', ${rowObject(users, sql`${users.id} is not null`)},
       'place', ${rowObject(places, sql`${places.id} is not null`)},
-      'apUser', ${rowObject(apUsers, sql`${apUsers.ap_id} is not null`)},
+      'apUser', ${
+      rowObject(apUsers, sql`${apUsers.ap_id} is not null`, ["object"])
+    },
       'tags', json(${tagList}),
       'parent', json(${parent}),
       'children', json(${children}),

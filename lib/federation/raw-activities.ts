@@ -107,15 +107,32 @@ export interface RawActivities {
 export function createRawActivities(
   contextLoader: DocumentLoader,
 ): RawActivities {
-  const registered = new Map<string, JsonObject>();
+  // Counted: the same activity may be registered by two handlings at once
+  // (a writer's own publication and the queue's replay of it), and the
+  // first to finish must not take it from the other.
+  const registered = new Map<string, { raw: JsonObject; count: number }>();
   // One activity is queued once per inbox: it is signed once.
   const signed = new Map<string, Promise<JsonObject>>();
   return {
     register(activity) {
-      registered.set(String(activity.id), activity);
+      const id = String(activity.id);
+      const entry = registered.get(id);
+      if (!entry) {
+        registered.set(id, { raw: activity, count: 1 });
+        return;
+      }
+      entry.count++;
+      // The same id with other content (two writes of one event within a
+      // millisecond): the latest is sent, signed anew.
+      if (JSON.stringify(entry.raw) !== JSON.stringify(activity)) {
+        entry.raw = activity;
+        signed.delete(id);
+      }
     },
     forget(ids) {
       for (const id of ids) {
+        const entry = registered.get(id);
+        if (entry && --entry.count > 0) continue;
         registered.delete(id);
         signed.delete(id);
       }
@@ -133,12 +150,12 @@ export function createRawActivities(
     },
     async rewriteOutboxMessage(message) {
       if (isFanoutMessage(message)) {
-        const raw = registered.get(message.activityId!);
+        const raw = registered.get(message.activityId!)?.raw;
         return raw ? { ...message, [FANOUT_RAW]: raw } : message;
       }
       if (!isOutboxMessage(message)) return message;
       const id = message.activityId!;
-      const raw = registered.get(id);
+      const raw = registered.get(id)?.raw;
       if (!raw) return message;
       let activity = signed.get(id);
       if (!activity) {

@@ -143,6 +143,15 @@ export function createFederationService(
 
     async handle(request) {
       const url = new URL(request.url);
+      // Fedify, and the inbox's signature check, see the request at the
+      // public URL (BASE_URL), whatever host and scheme reached this process
+      // (a TLS-terminating proxy, a loopback port): the links Fedify writes
+      // (a page's `next` and `partOf`) and the URL an RFC 9421 signature
+      // covers are the public ones.
+      const canonical = new URL(url.pathname + url.search, baseUrl);
+      const atPublicUrl = canonical.href === request.url
+        ? request
+        : new Request(canonical, request);
       const inboxPost = request.method === "POST" &&
         (url.pathname === "/federation/inbox" ||
           /^\/federation\/u\/[^/]+\/inbox$/.test(url.pathname));
@@ -155,18 +164,10 @@ export function createFederationService(
           !personal ||
           decodeURIComponentSafe(personal[1]) === settings.instance_actor
         ) {
-          const refusal = await guardInboxPost(core, request);
+          const refusal = await guardInboxPost(core, atPublicUrl);
           if (refusal) return { response: refusal };
         }
       }
-      // Fedify sees the request at the public URL (BASE_URL), whatever host
-      // and scheme reached this process (a TLS-terminating proxy, a
-      // loopback port): the links it writes (a page's `next` and `partOf`)
-      // and the URL an RFC 9421 signature covers are the public ones.
-      const canonical = new URL(url.pathname + url.search, baseUrl);
-      const atPublicUrl = canonical.href === request.url
-        ? request
-        : new Request(canonical, request);
       let notFound = false;
       let notAcceptable = false;
       let response: Response;

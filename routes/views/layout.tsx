@@ -13,7 +13,8 @@ h2 { font-size: 1.1rem; margin: 0; }
 .muted { opacity: 0.8; font-size: 0.95rem; }
 .error { border: 1px solid var(--danger); color: var(--danger); border-radius: 0.5rem; padding: 0.75rem; }
 label { display: block; font-weight: 600; margin-top: 0.9rem; }
-input[type=email], input[type=password] { width: 100%; font: inherit; padding: 0.65rem; margin-top: 0.3rem;
+input[type=email], input[type=password], input[type=text], input[type=url],
+input[type=datetime-local], textarea { width: 100%; font: inherit; padding: 0.65rem; margin-top: 0.3rem;
   border: 1px solid #8889; border-radius: 0.5rem; background: Canvas; color: CanvasText; }
 .actions { display: flex; gap: 0.75rem; margin-top: 1.25rem; flex-wrap: wrap; }
 button { font: inherit; font-weight: 600; padding: 0.7rem 1.2rem; border-radius: 0.5rem; min-height: 2.75rem;
@@ -23,6 +24,10 @@ button.deny { background: transparent; color: inherit; border: 1px solid #8889; 
 button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 code { overflow-wrap: anywhere; }
 ul.queue { list-style: none; padding: 0; margin: 0; }
+textarea { min-height: 8rem; }
+.hint { opacity: 0.8; font-size: 0.95rem; margin: 0.2rem 0 0; }
+.field-error { color: var(--danger); margin: 0.3rem 0 0; font-weight: 600; }
+textarea:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 `;
 
 /** A complete page; `nonce` must match the response's CSP `style-src`. */
