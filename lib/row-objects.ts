@@ -30,22 +30,27 @@ function isJsonColumn(column: SQLiteColumn): boolean {
  * columns' property names, or JSON null when `presentWhen` (for a left join:
  * its key is not null) is false. Decode it with decodeRowObject.
  *
- * `guarded` names JSON columns holding documents as other servers sent them:
- * SQLite's JSON functions refuse nesting deeper than 1,000 levels (an error
- * for the whole statement), so such a column is given as null when SQLite
- * cannot read it, rather than failing the read.
+ * `guarded` names JSON columns that may hold documents as other servers sent
+ * them: SQLite's JSON functions refuse nesting deeper than 1,000 levels (an
+ * error for the whole statement), so such a column is given as null when
+ * SQLite cannot read it, rather than failing the read. Each names when the
+ * column is ours and needs no check (a condition; null: never), since the
+ * check parses the document a second time.
  */
 export function rowObject(
   table: SQLiteTable,
   presentWhen?: SQL,
-  guarded: readonly string[] = [],
+  guarded: Readonly<Record<string, SQL | null>> = {},
 ): SQL {
   const parts = columnList(table).map(([key, column]) => {
     const name = sql.raw(`'${key}'`);
     if (!isJsonColumn(column)) return sql`${name}, ${column}`;
-    return guarded.includes(key)
-      ? sql`${name}, case when json_valid(${column}) then json(${column}) end`
-      : sql`${name}, json(${column})`;
+    if (!(key in guarded)) return sql`${name}, json(${column})`;
+    const ours = guarded[key];
+    const readable = ours
+      ? sql`${ours} or json_valid(${column})`
+      : sql`json_valid(${column})`;
+    return sql`${name}, case when ${readable} then json(${column}) end`;
   });
   const object = sql`json_object(${sql.join(parts, sql`, `)})`;
   return presentWhen

@@ -49,11 +49,22 @@ const PAGE_ONLY: readonly [string, string][] = [
  */
 const JSON_TYPE = /^application\/((activity|ld|jrd|problem)\+)?json\b/i;
 
-/** Adds the security headers to every answer (see the module comment). */
-export function securityHeaders(): MiddlewareHandler<AppEnv> {
+/**
+ * Adds the security headers to every answer (see the module comment), and
+ * `Access-Control-Allow-Origin: *` to those under `openToAnyOrigin` (the
+ * API: bearer tokens, never cookies, authenticate it). One middleware for
+ * both: each layer costs a share of the request floor.
+ */
+export function securityHeaders(
+  options: { openToAnyOrigin?: string } = {},
+): MiddlewareHandler<AppEnv> {
+  const open = options.openToAnyOrigin;
   return async (c, next) => {
     await next();
     const headers = c.res.headers;
+    if (open && c.req.path.startsWith(open)) {
+      headers.set("Access-Control-Allow-Origin", "*");
+    }
     for (const [name, value] of EVERY_ANSWER) headers.set(name, value);
     const type = headers.get("content-type") ?? "";
     if (!JSON_TYPE.test(type)) {

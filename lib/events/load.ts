@@ -341,7 +341,9 @@ function eventFullStatement(
     ? sql`'[]'`
     : sql`(select json_group_array(json(r.resource)
         order by r.createdAt desc, r.id desc)
-      from (select ${rowObject(resources, undefined, ["data"])} as resource,
+      from (select ${
+      rowObject(resources, undefined, { data: null })
+    } as resource,
           ${resources.createdAt} as createdAt, ${resources.id} as id
         from ${resources}
         where ${resources.eventId} = ${events.id}
@@ -350,11 +352,18 @@ function eventFullStatement(
         limit ${sql.raw(String(RESOURCES_LIMIT))}) r)`;
   return db.select({
     full: sql<string>`json_object(
-      'event', ${rowObject(events, undefined, ["ap_object"])},
+      'event', ${
+      rowObject(events, undefined, {
+        // A local event's object is ours; a remote one's as its server sent it.
+        ap_object: sql`${events.apUserApId} is null`,
+      })
+    },
       'user', ${rowObject(users, sql`${users.id} is not null`)},
       'place', ${rowObject(places, sql`${places.id} is not null`)},
       'apUser', ${
-      rowObject(apUsers, sql`${apUsers.ap_id} is not null`, ["object"])
+      rowObject(apUsers, sql`${apUsers.ap_id} is not null`, {
+        object: null,
+      })
     },
       'tags', json(${tagList}),
       'parent', json(${parent}),
