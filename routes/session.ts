@@ -31,7 +31,8 @@ import { isModerator } from "../lib/events/access.ts";
 import { listUnconfirmedEvents } from "../lib/events/list.ts";
 import { createEvent, toggleEvent } from "../lib/events/write.ts";
 import { eventInputFromForm } from "../lib/events/form.ts";
-import { getSettings } from "../lib/settings.ts";
+import { pickLanguage, type Translate, translator } from "../lib/i18n.ts";
+import { getSettings, type Settings } from "../lib/settings.ts";
 import { clientAddress } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import {
@@ -62,6 +63,19 @@ export function sessionRoutes(deps: RouteDeps) {
   const COOKIE = secure ? "__Host-quando_session" : "quando_session";
   const ownOrigin = new URL(deps.config.baseUrl).origin;
   const secret = deps.config.jwtSecret;
+
+  /** The page's language and its translator (see lib/i18n.ts). */
+  const language = (
+    c: Context<AppEnv>,
+    settings: Settings,
+  ): { lang: string; t: Translate } => {
+    const lang = pickLanguage(
+      c.req.query("lang"),
+      c.req.header("accept-language"),
+      settings.instance_locale,
+    );
+    return { lang, t: translator(lang) };
+  };
 
   const session = (c: Context<AppEnv>): Promise<ActiveSession | null> =>
     findSession(db, deps.clock, getCookie(c, COOKIE));
@@ -96,7 +110,12 @@ export function sessionRoutes(deps: RouteDeps) {
     return page(
       c,
       nonce,
-      LoginView({ nonce, instanceName: settings.instance_title, next }),
+      LoginView({
+        nonce,
+        ...language(c, settings),
+        instanceName: settings.instance_title,
+        next,
+      }),
     );
   });
 
@@ -108,6 +127,7 @@ export function sessionRoutes(deps: RouteDeps) {
     const email = field("email").trim().slice(0, 320);
     const next = safeNext(field("next"));
     const settings = await getSettings(db);
+    const { lang, t } = language(c, settings);
     const nonce = randomToken(16);
     const again = (error: string, status: 401 | 429) =>
       page(
@@ -115,6 +135,8 @@ export function sessionRoutes(deps: RouteDeps) {
         nonce,
         LoginView({
           nonce,
+          lang,
+          t,
           instanceName: settings.instance_title,
           next,
           email,
@@ -143,13 +165,10 @@ export function sessionRoutes(deps: RouteDeps) {
         for (const [name, value] of Object.entries(error.headers ?? {})) {
           c.header(name, value);
         }
-        return again("Too many attempts: wait a while and try again.", 429);
+        return again(t("signIn.tooMany"), 429);
       }
       if (error instanceof ApiError && error.status === 401) {
-        return again(
-          "Wrong e-mail or password, or the account is disabled.",
-          401,
-        );
+        return again(t("signIn.wrong"), 401);
       }
       throw error;
     }
@@ -191,7 +210,9 @@ export function sessionRoutes(deps: RouteDeps) {
     if (!who.current) return who.answer;
     const settings = await getSettings(db);
     const queued = await listUnconfirmedEvents(db, 1, 100);
-    const format = new Intl.DateTimeFormat(settings.instance_locale, {
+    const { lang, t } = language(c, settings);
+    // Dates in the page's language, times in the instance's zone.
+    const format = new Intl.DateTimeFormat(lang, {
       dateStyle: "full",
       timeStyle: "short",
       timeZone: settings.instance_timezone,
@@ -202,16 +223,20 @@ export function sessionRoutes(deps: RouteDeps) {
       nonce,
       QueueView({
         nonce,
+        lang,
+        t,
         instanceName: settings.instance_title,
         userName: who.current.user.email,
         csrfToken: await sessionCsrfToken(secret, who.current.id),
-        notice: c.req.query("confirmed") ? "Confirmed." : undefined,
+        notice: c.req.query("confirmed") ? t("queue.confirmed") : undefined,
         events: queued.map((e) => ({
           id: e.id,
           title: e.title,
           when: format.format(new Date(e.start_datetime * 1000)),
           place: e.place?.name ?? null,
-          submitter: e.userId === null ? "anonymous" : `user #${e.userId}`,
+          submitter: e.userId === null
+            ? t("queue.anonymous")
+            : t("queue.user", { id: e.userId }),
         })),
       }),
     );
@@ -289,6 +314,7 @@ export function sessionRoutes(deps: RouteDeps) {
       nonce,
       SubmitView({
         nonce,
+        ...language(c, settings),
         instanceName: settings.instance_title,
         timeZone: settings.instance_timezone,
         anonymous: current === null,
@@ -335,7 +361,14 @@ export function sessionRoutes(deps: RouteDeps) {
       settings.instance_timezone,
     );
     const shown: Partial<Record<keyof SubmitFields, string>> = {};
-    for (const e of errors) shown[e.field] = e.message;
+    const { t } = language(c, settings);
+    for (const e of errors) {
+      shown[e.field] = e.field === "start"
+        ? t("submit.error.start")
+        : e.field === "end"
+        ? t("submit.error.end")
+        : e.message;
+    }
     if (errors.length > 0) return await submitForm(c, current, values, shown);
     try {
       const result = await createEvent(
@@ -367,6 +400,7 @@ export function sessionRoutes(deps: RouteDeps) {
         nonce,
         SubmittedView({
           nonce,
+          ...language(c, settings),
           instanceName: settings.instance_title,
           title: input.title ?? "",
         }),

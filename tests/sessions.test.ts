@@ -391,3 +391,44 @@ Deno.test("submit form: anonymous when allowed, waiting for confirmation; cross-
     ctx.close();
   }
 });
+
+Deno.test("the web interface speaks English and Italian: the visitor's choice, else Accept-Language, else the instance's locale; one language per page", async () => {
+  const ctx = await createTestApp();
+  try {
+    const page = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await ctx.app.request(path, { headers });
+      assert.equal(res.status, 200, path);
+      return await res.text();
+    };
+    const italian = await page("/login", {
+      "accept-language": "it-IT,it;q=0.9,en;q=0.8",
+    });
+    assert.match(italian, /<html lang="it">/);
+    assert.match(italian, /<h1>Accedi<\/h1>/);
+    assert.doesNotMatch(italian, /Sign in/);
+    // q values rank the languages; unknown ones are skipped.
+    assert.match(
+      await page("/login", { "accept-language": "de;q=1, en;q=0.5, it;q=0.7" }),
+      /<html lang="it">/,
+    );
+    // The visitor's choice wins.
+    assert.match(
+      await page("/login?lang=en", { "accept-language": "it" }),
+      /<h1>Sign in<\/h1>/,
+    );
+    // Without a preference: the instance's locale.
+    const admin = await userWithToken(ctx, "admin");
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { instance_locale: "it", allow_anon_event: true },
+    });
+    const submit = await page("/submit");
+    assert.match(submit, /<html lang="it">/);
+    assert.match(submit, /<h1>Proponi un evento<\/h1>/);
+    assert.match(submit, /<label for="start">Inizio<\/label>/);
+    assert.match(submit, /\(ora di UTC\)/);
+    assert.doesNotMatch(submit, />Title</);
+  } finally {
+    ctx.close();
+  }
+});

@@ -1,22 +1,29 @@
 /** The sign-in form and the moderation queue of the web interface. */
+import type { Translate } from "../../lib/i18n.ts";
 import { Layout } from "./layout.tsx";
 
 /** The sign-in form (`/login`). */
 export function LoginView(props: {
   nonce: string;
+  lang: string;
+  t: Translate;
   instanceName: string;
   next: string;
   email?: string;
   error?: string;
 }) {
   return (
-    <Layout title={`Sign in · ${props.instanceName}`} nonce={props.nonce}>
+    <Layout
+      title={`${props.t("signIn.title")} · ${props.instanceName}`}
+      nonce={props.nonce}
+      lang={props.lang}
+    >
       <p class="muted">{props.instanceName}</p>
-      <h1>Sign in</h1>
+      <h1>{props.t("signIn.title")}</h1>
       {props.error && <p class="error" role="alert">{props.error}</p>}
       <form method="post" action="/login">
         <input type="hidden" name="next" value={props.next} />
-        <label for="email">E-mail</label>
+        <label for="email">{props.t("signIn.email")}</label>
         <input
           id="email"
           name="email"
@@ -25,7 +32,7 @@ export function LoginView(props: {
           required
           value={props.email ?? ""}
         />
-        <label for="password">Password</label>
+        <label for="password">{props.t("signIn.password")}</label>
         <input
           id="password"
           name="password"
@@ -34,7 +41,9 @@ export function LoginView(props: {
           required
         />
         <div class="actions">
-          <button type="submit" class="approve">Sign in</button>
+          <button type="submit" class="approve">
+            {props.t("signIn.submit")}
+          </button>
         </div>
       </form>
     </Layout>
@@ -48,13 +57,15 @@ export interface QueuedEvent {
   /** When it starts, in words, in the instance's time zone. */
   when: string;
   place: string | null;
-  /** Who submitted it: "anonymous" or the user's display name. */
+  /** Who submitted it, in words. */
   submitter: string;
 }
 
 /** The moderation queue (`/admin`): events waiting for confirmation, each with a Confirm button. */
 export function QueueView(props: {
   nonce: string;
+  lang: string;
+  t: Translate;
   instanceName: string;
   userName: string;
   csrfToken: string;
@@ -62,14 +73,20 @@ export function QueueView(props: {
   notice?: string;
 }) {
   return (
-    <Layout title={`Moderation · ${props.instanceName}`} nonce={props.nonce}>
+    <Layout
+      title={`${props.t("queue.title")} · ${props.instanceName}`}
+      nonce={props.nonce}
+      lang={props.lang}
+    >
       <p class="muted">
-        {props.instanceName} · signed in as {props.userName}
+        {props.instanceName} · {props.t("queue.signedInAs", {
+          name: props.userName,
+        })}
       </p>
-      <h1>Waiting for confirmation</h1>
+      <h1>{props.t("queue.title")}</h1>
       {props.notice && <p role="status">{props.notice}</p>}
       {props.events.length === 0
-        ? <p>Nothing is waiting.</p>
+        ? <p>{props.t("queue.empty")}</p>
         : (
           <ul class="queue">
             {props.events.map((e) => (
@@ -79,7 +96,9 @@ export function QueueView(props: {
                   {e.when}
                   {e.place ? ` · ${e.place}` : ""}
                 </p>
-                <p class="muted">Submitted by {e.submitter}</p>
+                <p class="muted">
+                  {props.t("queue.submittedBy", { who: e.submitter })}
+                </p>
                 <form method="post" action={`/admin/events/${e.id}/confirm`}>
                   <input
                     type="hidden"
@@ -92,7 +111,7 @@ export function QueueView(props: {
                       class="approve"
                       aria-describedby={`event-${e.id}`}
                     >
-                      Confirm
+                      {props.t("queue.confirm")}
                     </button>
                   </div>
                 </form>
@@ -103,7 +122,7 @@ export function QueueView(props: {
       <form method="post" action="/logout">
         <input type="hidden" name="csrf_token" value={props.csrfToken} />
         <div class="actions">
-          <button type="submit" class="deny">Sign out</button>
+          <button type="submit" class="deny">{props.t("signOut")}</button>
         </div>
       </form>
     </Layout>
@@ -126,6 +145,8 @@ export type SubmitFields = Record<
 /** The submission form (`/submit`): what was typed is kept, problems shown next to their field. */
 export function SubmitView(props: {
   nonce: string;
+  lang: string;
+  t: Translate;
   instanceName: string;
   timeZone: string;
   anonymous: boolean;
@@ -134,7 +155,7 @@ export function SubmitView(props: {
   errors: Partial<Record<keyof SubmitFields, string>>;
   error?: string;
 }) {
-  const { values, errors } = props;
+  const { values, errors, t } = props;
   /** A labelled field with its hint and its problem, tied by aria-describedby. */
   const field = (
     name: keyof SubmitFields,
@@ -159,20 +180,19 @@ export function SubmitView(props: {
   };
   return (
     <Layout
-      title={`Submit an event · ${props.instanceName}`}
+      title={`${t("submit.title")} · ${props.instanceName}`}
       nonce={props.nonce}
+      lang={props.lang}
     >
       <p class="muted">{props.instanceName}</p>
-      <h1>Submit an event</h1>
-      {props.anonymous && (
-        <p>Your event is published once an editor has confirmed it.</p>
-      )}
+      <h1>{t("submit.title")}</h1>
+      {props.anonymous && <p>{t("submit.waits")}</p>}
       {props.error && <p class="error" role="alert">{props.error}</p>}
       <form method="post" action="/submit">
         {props.csrfToken && (
           <input type="hidden" name="csrf_token" value={props.csrfToken} />
         )}
-        {field("title", "Title", (d) => (
+        {field("title", t("submit.field.title"), (d) => (
           <input
             id="title"
             name="title"
@@ -186,7 +206,7 @@ export function SubmitView(props: {
         ))}
         {field(
           "start",
-          "Starts",
+          t("submit.field.start"),
           (d) => (
             <input
               id="start"
@@ -198,9 +218,9 @@ export function SubmitView(props: {
               aria-invalid={errors.start ? "true" : undefined}
             />
           ),
-          `(${props.timeZone} time)`,
+          t("submit.hint.start", { zone: props.timeZone }),
         )}
-        {field("end", "Ends", (d) => (
+        {field("end", t("submit.field.end"), (d) => (
           <input
             id="end"
             name="end"
@@ -209,8 +229,8 @@ export function SubmitView(props: {
             aria-describedby={d}
             aria-invalid={errors.end ? "true" : undefined}
           />
-        ), "(optional)")}
-        {field("place_name", "Place", (d) => (
+        ), t("submit.hint.end"))}
+        {field("place_name", t("submit.field.place_name"), (d) => (
           <input
             id="place_name"
             name="place_name"
@@ -221,7 +241,7 @@ export function SubmitView(props: {
             aria-invalid={errors.place_name ? "true" : undefined}
           />
         ))}
-        {field("place_address", "Address", (d) => (
+        {field("place_address", t("submit.field.place_address"), (d) => (
           <input
             id="place_address"
             name="place_address"
@@ -234,7 +254,7 @@ export function SubmitView(props: {
         ))}
         {field(
           "online_link",
-          "Online link",
+          t("submit.field.online_link"),
           (d) => (
             <input
               id="online_link"
@@ -245,9 +265,9 @@ export function SubmitView(props: {
               aria-invalid={errors.online_link ? "true" : undefined}
             />
           ),
-          "(a place, an online link, or both)",
+          t("submit.hint.online_link"),
         )}
-        {field("tags", "Tags", (d) => (
+        {field("tags", t("submit.field.tags"), (d) => (
           <input
             id="tags"
             name="tags"
@@ -256,8 +276,8 @@ export function SubmitView(props: {
             aria-describedby={d}
             aria-invalid={errors.tags ? "true" : undefined}
           />
-        ), "(separated by commas)")}
-        {field("description", "Description", (d) => (
+        ), t("submit.hint.tags"))}
+        {field("description", t("submit.field.description"), (d) => (
           <textarea
             id="description"
             name="description"
@@ -266,9 +286,9 @@ export function SubmitView(props: {
           >
             {values.description}
           </textarea>
-        ), "(blank lines between paragraphs; links become clickable)")}
+        ), t("submit.hint.description"))}
         <div class="actions">
-          <button type="submit" class="approve">Submit</button>
+          <button type="submit" class="approve">{t("submit.send")}</button>
         </div>
       </form>
     </Layout>
@@ -277,18 +297,26 @@ export function SubmitView(props: {
 
 /** What follows a submission that waits for confirmation. */
 export function SubmittedView(
-  props: { nonce: string; instanceName: string; title: string },
+  props: {
+    nonce: string;
+    lang: string;
+    t: Translate;
+    instanceName: string;
+    title: string;
+  },
 ) {
   return (
-    <Layout title={`Thank you · ${props.instanceName}`} nonce={props.nonce}>
+    <Layout
+      title={`${props.t("submitted.title")} · ${props.instanceName}`}
+      nonce={props.nonce}
+      lang={props.lang}
+    >
       <p class="muted">{props.instanceName}</p>
-      <h1>Thank you</h1>
-      <p role="status">
-        “{props.title}” was received. It is published once an editor has
-        confirmed it.
-      </p>
+      <h1>{props.t("submitted.title")}</h1>
+      <p role="status">{props.t("submitted.text", { title: props.title })}</p>
       <p>
-        <a href="/submit">Submit another event</a> · <a href="/">Home</a>
+        <a href="/submit">{props.t("submitted.another")}</a> ·{" "}
+        <a href="/">{props.t("home")}</a>
       </p>
     </Layout>
   );

@@ -32,12 +32,12 @@ textarea:focus-visible, button:focus-visible { outline: 3px solid var(--accent);
 
 /** A complete page; `nonce` must match the response's CSP `style-src`. */
 export function Layout(
-  props: { title: string; nonce: string; children?: Child },
+  props: { title: string; nonce: string; lang?: string; children?: Child },
 ) {
   return (
     <>
       {raw("<!DOCTYPE html>")}
-      <html lang="en">
+      <html lang={props.lang ?? "en"}>
         <head>
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
