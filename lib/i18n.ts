@@ -46,6 +46,14 @@ const EN = {
     "“{title}” was received. It is published once an editor has confirmed it.",
   "submitted.another": "Submit another event",
   "home": "Home",
+  "register.title": "Create an account",
+  "register.submit": "Create the account",
+  "register.passwordHint": "(at least 8 characters)",
+  "register.badEmail": "Give an e-mail address.",
+  "register.shortPassword": "Use at least 8 characters.",
+  "register.taken": "An account with this e-mail exists: sign in instead.",
+  "register.tooMany": "Too many new accounts from here: try again later.",
+  "register.link": "Create an account",
 } as const;
 
 /** A string of the catalogue. */
@@ -92,6 +100,14 @@ const IT: Record<MessageKey, string> = {
     "“{title}” è arrivato. Sarà pubblicato quando una persona della redazione lo avrà confermato.",
   "submitted.another": "Proponi un altro evento",
   "home": "Home",
+  "register.title": "Crea un account",
+  "register.submit": "Crea l'account",
+  "register.passwordHint": "(almeno 8 caratteri)",
+  "register.badEmail": "Indica un indirizzo e-mail.",
+  "register.shortPassword": "Usa almeno 8 caratteri.",
+  "register.taken": "Esiste già un account con questa e-mail: accedi.",
+  "register.tooMany": "Troppi nuovi account da qui: riprova più tardi.",
+  "register.link": "Crea un account",
 };
 
 const CATALOGUE: Record<string, Record<MessageKey, string>> = {

@@ -5,6 +5,8 @@
  *   limit), then a session cookie: HttpOnly, SameSite=Lax, `__Host-` and
  *   Secure behind https; the database keeps only the token's hash.
  * - `POST /logout`: ends the session (server-side).
+ * - `GET /register`, `POST /register` (when `allow_registration` is on): a
+ *   new account with the role `user`, signed in at once.
  * - `GET /admin` (editors and admins): the moderation queue, each event with
  *   a Confirm button (`POST /admin/events/{id}/confirm`).
  * - `GET /submit`, `POST /submit`: the submission form, for members and, when
@@ -16,6 +18,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { authenticateWithPassword } from "../lib/auth/login.ts";
+import { registerUser } from "../lib/auth/register.ts";
 import {
   type ActiveSession,
   createSession,
@@ -38,6 +41,7 @@ import type { AppEnv, RouteDeps } from "./env.ts";
 import {
   LoginView,
   QueueView,
+  RegisterView,
   type SubmitFields,
   SubmittedView,
   SubmitView,
@@ -90,7 +94,7 @@ export function sessionRoutes(deps: RouteDeps) {
     c: Context<AppEnv>,
     nonce: string,
     body: ReturnType<typeof LoginView>,
-    status: 200 | 400 | 401 | 403 | 429 = 200,
+    status: 200 | 400 | 401 | 403 | 409 | 429 = 200,
   ) => {
     c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
     c.header("Cache-Control", "no-store");
@@ -151,14 +155,7 @@ export function sessionRoutes(deps: RouteDeps) {
         field("password").slice(0, 1024),
         clientAddress(c, deps.config),
       );
-      const token = await createSession(db, deps.clock, user);
-      setCookie(c, COOKIE, token, {
-        httpOnly: true,
-        secure,
-        sameSite: "Lax",
-        path: "/",
-        maxAge: SESSION_TTL_MS / 1000,
-      });
+      await signIn(c, user);
       return c.redirect(next, 303);
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
@@ -169,6 +166,101 @@ export function sessionRoutes(deps: RouteDeps) {
       }
       if (error instanceof ApiError && error.status === 401) {
         return again(t("signIn.wrong"), 401);
+      }
+      throw error;
+    }
+  });
+
+  /** Starts a session for `user` and sets its cookie. */
+  const signIn = async (
+    c: Context<AppEnv>,
+    user: Parameters<typeof createSession>[2],
+  ) => {
+    const token = await createSession(db, deps.clock, user);
+    setCookie(c, COOKIE, token, {
+      httpOnly: true,
+      secure,
+      sameSite: "Lax",
+      path: "/",
+      maxAge: SESSION_TTL_MS / 1000,
+    });
+  };
+
+  app.get("/register", async (c) => {
+    const settings = await getSettings(db);
+    if (!settings.allow_registration) return c.notFound();
+    const nonce = randomToken(16);
+    return page(
+      c,
+      nonce,
+      RegisterView({
+        nonce,
+        ...language(c, settings),
+        instanceName: settings.instance_title,
+        errors: {},
+      }),
+    );
+  });
+
+  app.post("/register", async (c) => {
+    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    const settings = await getSettings(db);
+    if (!settings.allow_registration) return c.notFound();
+    const { lang, t } = language(c, settings);
+    const form = await c.req.parseBody();
+    const text = (name: string) =>
+      typeof form[name] === "string"
+        ? (form[name] as string).slice(0, 1024)
+        : "";
+    const email = text("email").trim().slice(0, 320);
+    const nonce = randomToken(16);
+    const again = (
+      status: 400 | 409 | 429,
+      errors: { email?: string; password?: string },
+      error?: string,
+    ) =>
+      page(
+        c,
+        nonce,
+        RegisterView({
+          nonce,
+          lang,
+          t,
+          instanceName: settings.instance_title,
+          email,
+          errors,
+          error,
+        }),
+        status,
+      );
+    try {
+      const user = await registerUser(
+        { db, clock: deps.clock, hasher: deps.hasher },
+        { email, password: text("password") },
+        clientAddress(c, deps.config),
+      );
+      await signIn(c, user);
+      return c.redirect("/submit", 303);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.status === 400) {
+        const field = (error.details?.[0] as { field?: string } | undefined)
+          ?.field;
+        return again(
+          400,
+          field === "password"
+            ? { password: t("register.shortPassword") }
+            : { email: t("register.badEmail") },
+        );
+      }
+      if (error.status === 409) {
+        return again(409, { email: t("register.taken") });
+      }
+      if (error.status === 429) {
+        for (const [name, value] of Object.entries(error.headers ?? {})) {
+          c.header(name, value);
+        }
+        return again(429, {}, t("register.tooMany"));
       }
       throw error;
     }

@@ -432,3 +432,77 @@ Deno.test("the web interface speaks English and Italian: the visitor's choice, e
     ctx.close();
   }
 });
+
+Deno.test("registration: only when allow_registration is on; a user account signed in at once; bad input, a taken e-mail and the per-address limit are refused, writing nothing", async () => {
+  const ctx = await createTestApp();
+  try {
+    assert.equal((await get(ctx, "/register")).status, 404);
+    const closed = await postForm(ctx, "/register", {
+      email: "new@example.org",
+      password: "a-long-password",
+    });
+    assert.equal(closed.status, 404);
+    const admin = await userWithToken(ctx, "admin");
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { allow_registration: true },
+    });
+    const form = await get(ctx, "/register");
+    assert.equal(form.status, 200);
+    assert.match(await form.text(), /autocomplete="new-password"/);
+    const users = await countRows(ctx, "users");
+
+    const short = await postForm(ctx, "/register", {
+      email: "new@example.org",
+      password: "short",
+    });
+    assert.equal(short.status, 400);
+    assert.match(await short.text(), /id="password-error"/);
+    const bad = await postForm(ctx, "/register", {
+      email: "not an address",
+      password: "a-long-password",
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(await countRows(ctx, "users"), users);
+
+    const ok = await postForm(ctx, "/register", {
+      email: "New@Example.org",
+      password: "a-long-password",
+    });
+    assert.equal(ok.status, 303);
+    assert.equal(ok.headers.get("location"), "/submit");
+    const cookie = (ok.headers.get("set-cookie") ?? "").split(";")[0];
+    assert.match(cookie, /^quando_session=/);
+    // Signed in as a plain user: the submit form, not the moderation page.
+    assert.equal((await get(ctx, "/submit", cookie)).status, 200);
+    assert.equal((await get(ctx, "/admin", cookie)).status, 403);
+    const token = await call(ctx, "POST", "/api/login/token", {
+      json: { email: "new@example.org", password: "a-long-password" },
+    });
+    assert.equal(token.status, 200);
+    assert.equal(await countRows(ctx, "users"), users + 1);
+
+    const taken = await postForm(ctx, "/register", {
+      email: "new@example.org",
+      password: "another-password",
+    });
+    assert.equal(taken.status, 409);
+    // Five new accounts an hour from one address.
+    for (let i = 0; i < 3; i++) {
+      const res = await postForm(ctx, "/register", {
+        email: `more${i}@example.org`,
+        password: "a-long-password",
+      });
+      assert.equal(res.status, 303, `account ${i}`);
+    }
+    const limited = await postForm(ctx, "/register", {
+      email: "one-too-many@example.org",
+      password: "a-long-password",
+    });
+    assert.equal(limited.status, 429);
+    assert.ok(limited.headers.get("retry-after"));
+    assert.equal(await countRows(ctx, "users"), users + 4);
+  } finally {
+    ctx.close();
+  }
+});

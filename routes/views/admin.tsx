@@ -321,3 +321,63 @@ export function SubmittedView(
     </Layout>
   );
 }
+
+/** The registration form (`/register`, when `allow_registration` is on). */
+export function RegisterView(props: {
+  nonce: string;
+  lang: string;
+  t: Translate;
+  instanceName: string;
+  email?: string;
+  errors: { email?: string; password?: string };
+  error?: string;
+}) {
+  const { t, errors } = props;
+  return (
+    <Layout
+      title={`${t("register.title")} · ${props.instanceName}`}
+      nonce={props.nonce}
+      lang={props.lang}
+    >
+      <p class="muted">{props.instanceName}</p>
+      <h1>{t("register.title")}</h1>
+      {props.error && <p class="error" role="alert">{props.error}</p>}
+      <form method="post" action="/register">
+        <label for="email">{t("signIn.email")}</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          required
+          value={props.email ?? ""}
+          aria-describedby={errors.email ? "email-error" : undefined}
+          aria-invalid={errors.email ? "true" : undefined}
+        />
+        {errors.email && (
+          <p class="field-error" id="email-error">{errors.email}</p>
+        )}
+        <label for="password">{t("signIn.password")}</label>
+        <p class="hint" id="password-hint">{t("register.passwordHint")}</p>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={8}
+          aria-describedby={errors.password
+            ? "password-hint password-error"
+            : "password-hint"}
+          aria-invalid={errors.password ? "true" : undefined}
+        />
+        {errors.password && (
+          <p class="field-error" id="password-error">{errors.password}</p>
+        )}
+        <div class="actions">
+          <button type="submit" class="approve">{t("register.submit")}</button>
+        </div>
+      </form>
+    </Layout>
+  );
+}

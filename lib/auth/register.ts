@@ -1,0 +1,69 @@
+/**
+ * Self-registration (the setting `allow_registration`): a new account with
+ * the role `user`, at most REGISTRATION_LIMIT new accounts per client address
+ * (kept in the database like the login limit, so it holds across processes).
+ */
+import type { Db } from "../../db/client.ts";
+import type { Clock } from "../clock.ts";
+import { ApiError, invalidRequest } from "../errors.ts";
+import { type RateLimit, reserveRateLimitHit } from "../ratelimit.ts";
+import { createUser, type UserRow } from "../users.ts";
+import type { PasswordHasher } from "./password.ts";
+
+/** Five new accounts an hour from one address. */
+export const REGISTRATION_LIMIT: RateLimit = {
+  limit: 5,
+  windowMs: 60 * 60 * 1000,
+};
+
+/** Shortest password accepted (as the API's). */
+export const MIN_PASSWORD_LENGTH = 8;
+
+/**
+ * Registers an account with the role `user`. 400 (field `email` or
+ * `password`) for bad input, 409 when the e-mail is taken, 429 past the
+ * limit; nothing is written then.
+ */
+export async function registerUser(
+  deps: { db: Db; clock: Clock; hasher: PasswordHasher },
+  input: { email: string; password: string },
+  clientAddress: string,
+): Promise<UserRow> {
+  const email = input.email.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
+    throw invalidRequest("The request is not valid", [
+      { field: "email", message: "must be an e-mail address" },
+    ]);
+  }
+  if (
+    input.password.length < MIN_PASSWORD_LENGTH ||
+    input.password.length > 1024
+  ) {
+    throw invalidRequest("The request is not valid", [
+      {
+        field: "password",
+        message: `must be at least ${MIN_PASSWORD_LENGTH} characters`,
+      },
+    ]);
+  }
+  const reserved = await reserveRateLimitHit(
+    deps.db,
+    deps.clock,
+    [`register:${clientAddress}`],
+    REGISTRATION_LIMIT,
+  );
+  if ("retryAfter" in reserved) {
+    throw new ApiError(
+      429,
+      "too_many_requests",
+      "Too many new accounts from this address",
+      undefined,
+      { "Retry-After": String(reserved.retryAfter) },
+    );
+  }
+  return await createUser(deps.db, deps.hasher, deps.clock, {
+    email,
+    password: input.password,
+    role: "user",
+  });
+}
