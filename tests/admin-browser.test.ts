@@ -75,6 +75,7 @@ Deno.test({
       );
       await api(quando.base, "PUT", "/api/settings", token, {
         allow_anon_event: true,
+        allow_registration: true,
       });
       // A visitor submits an event through the form, on a phone.
       const visitor = await browser.newContext({
@@ -82,6 +83,12 @@ Deno.test({
         deviceScaleFactor: 2,
       });
       const form = await visitor.newPage();
+      await form.goto(`${quando.base}/register`);
+      assert.deepEqual(await axeViolations(form), [], "/register");
+      // In Italian too (Accept-Language), one language on the page.
+      await form.goto(`${quando.base}/submit?lang=it`);
+      assert.equal(await form.getAttribute("html", "lang"), "it");
+      assert.deepEqual(await axeViolations(form), [], "/submit in Italian");
       await form.goto(`${quando.base}/submit`);
       assert.deepEqual(await axeViolations(form), [], "/submit");
       const day = new Date(Date.now() + 3 * 86_400_000).toISOString()
