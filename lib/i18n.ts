@@ -54,6 +54,19 @@ const EN = {
   "register.taken": "An account with this e-mail exists: sign in instead.",
   "register.tooMany": "Too many new accounts from here: try again later.",
   "register.link": "Create an account",
+  "account.title": "Your account",
+  "account.password": "Change your password",
+  "account.current": "Current password",
+  "account.new": "New password",
+  "account.change": "Change the password",
+  "account.changed":
+    "Password changed. Your other sessions and sign-ins have ended.",
+  "account.wrongCurrent": "The current password is wrong.",
+  "account.apps": "Apps you authorised",
+  "account.noApps": "No app can use your account.",
+  "account.scopes": "May: {scopes}",
+  "account.withdraw": "Withdraw",
+  "account.withdrawn": "Access withdrawn.",
 } as const;
 
 /** A string of the catalogue. */
@@ -108,6 +121,19 @@ const IT: Record<MessageKey, string> = {
   "register.taken": "Esiste già un account con questa e-mail: accedi.",
   "register.tooMany": "Troppi nuovi account da qui: riprova più tardi.",
   "register.link": "Crea un account",
+  "account.title": "Il tuo account",
+  "account.password": "Cambia la password",
+  "account.current": "Password attuale",
+  "account.new": "Nuova password",
+  "account.change": "Cambia la password",
+  "account.changed":
+    "Password cambiata. Le altre sessioni e gli altri accessi sono terminati.",
+  "account.wrongCurrent": "La password attuale è sbagliata.",
+  "account.apps": "App che hai autorizzato",
+  "account.noApps": "Nessuna app può usare il tuo account.",
+  "account.scopes": "Può: {scopes}",
+  "account.withdraw": "Revoca",
+  "account.withdrawn": "Accesso revocato.",
 };
 
 const CATALOGUE: Record<string, Record<MessageKey, string>> = {

@@ -7,6 +7,8 @@
  * - `POST /logout`: ends the session (server-side).
  * - `GET /register`, `POST /register` (when `allow_registration` is on): a
  *   new account with the role `user`, signed in at once.
+ * - `GET /account`: change the password (which ends every other session and
+ *   token), see and withdraw the OAuth apps authorised.
  * - `GET /admin` (editors and admins): the moderation queue, each event with
  *   a Confirm button (`POST /admin/events/{id}/confirm`).
  * - `GET /submit`, `POST /submit`: the submission form, for members and, when
@@ -19,6 +21,11 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { authenticateWithPassword } from "../lib/auth/login.ts";
 import { registerUser } from "../lib/auth/register.ts";
+import { changeOwnPassword } from "../lib/auth/password-change.ts";
+import {
+  listAuthorizations,
+  withdrawAuthorization,
+} from "../lib/oauth/grants.ts";
 import {
   type ActiveSession,
   createSession,
@@ -39,6 +46,7 @@ import { getSettings, type Settings } from "../lib/settings.ts";
 import { clientAddress } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import {
+  AccountView,
   LoginView,
   QueueView,
   RegisterView,
@@ -264,6 +272,128 @@ export function sessionRoutes(deps: RouteDeps) {
       }
       throw error;
     }
+  });
+
+  /** The account page, with a notice or the password form's problem. */
+  const accountPage = async (
+    c: Context<AppEnv>,
+    current: ActiveSession,
+    extra: { notice?: string; passwordError?: string } = {},
+    status: 200 | 400 | 403 | 429 = 200,
+  ) => {
+    const settings = await getSettings(db);
+    const apps = await listAuthorizations(db, deps.clock, current.user.id);
+    const nonce = randomToken(16);
+    return page(
+      c,
+      nonce,
+      AccountView({
+        nonce,
+        ...language(c, settings),
+        instanceName: settings.instance_title,
+        email: current.user.email,
+        csrfToken: await sessionCsrfToken(secret, current.id),
+        apps: apps.map((a) => ({
+          clientId: a.client_id,
+          name: a.name,
+          scopes: a.scopes,
+        })),
+        ...extra,
+      }),
+      status,
+    );
+  };
+
+  /** The signed-in user of a form post with its CSRF token, or the answer to give instead. */
+  const postedBy = async (c: Context<AppEnv>, path: string) => {
+    if (foreign(c)) {
+      return { answer: refused(c, "The form was posted from another site.") };
+    }
+    const current = await session(c);
+    if (!current) {
+      return {
+        answer: c.redirect(`/login?next=${encodeURIComponent(path)}`, 303),
+      };
+    }
+    const form = await c.req.parseBody();
+    const token = typeof form.csrf_token === "string"
+      ? form.csrf_token
+      : undefined;
+    if (!await isSessionCsrfToken(secret, current.id, token)) {
+      return {
+        answer: refused(c, "The form's CSRF token is missing or wrong."),
+      };
+    }
+    return { current, form };
+  };
+
+  app.get("/account", async (c) => {
+    const current = await session(c);
+    if (!current) return c.redirect("/login?next=%2Faccount", 303);
+    const { t } = language(c, await getSettings(db));
+    const notice = c.req.query("changed")
+      ? t("account.changed")
+      : c.req.query("withdrawn")
+      ? t("account.withdrawn")
+      : undefined;
+    return await accountPage(c, current, { notice });
+  });
+
+  app.post("/account/password", async (c) => {
+    const posted = await postedBy(c, "/account");
+    if (!posted.current) return posted.answer;
+    const { current, form } = posted;
+    const { t } = language(c, await getSettings(db));
+    const text = (name: string) =>
+      typeof form[name] === "string"
+        ? (form[name] as string).slice(0, 1024)
+        : "";
+    if (text("new_password").length < 8) {
+      return await accountPage(c, current, {
+        passwordError: t("register.shortPassword"),
+      }, 400);
+    }
+    try {
+      const user = await changeOwnPassword(
+        { db, clock: deps.clock, hasher: deps.hasher },
+        current.user,
+        { current: text("current_password"), next: text("new_password") },
+        clientAddress(c, deps.config),
+      );
+      // Every session ended with the change: this browser gets a new one.
+      await signIn(c, user);
+      return c.redirect("/account?changed=1", 303);
+    } catch (error) {
+      if (
+        error instanceof ApiError &&
+        (error.status === 403 || error.status === 401)
+      ) {
+        return await accountPage(c, current, {
+          passwordError: t("account.wrongCurrent"),
+        }, 403);
+      }
+      if (error instanceof ApiError && error.status === 429) {
+        for (const [name, value] of Object.entries(error.headers ?? {})) {
+          c.header(name, value);
+        }
+        return await accountPage(c, current, {
+          passwordError: t("signIn.tooMany"),
+        }, 429);
+      }
+      throw error;
+    }
+  });
+
+  app.post("/account/apps/:client/withdraw", async (c) => {
+    const posted = await postedBy(c, "/account");
+    if (!posted.current) return posted.answer;
+    await withdrawAuthorization(
+      db,
+      deps.clock,
+      posted.current.user.id,
+      c.req.param("client"),
+    );
+    return c.redirect("/account?withdrawn=1", 303);
   });
 
   app.post("/logout", async (c) => {

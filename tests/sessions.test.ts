@@ -10,6 +10,7 @@ import {
   countRows,
   createTestApp,
   createTestUser,
+  oauthAccessToken,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -502,6 +503,78 @@ Deno.test("registration: only when allow_registration is on; a user account sign
     assert.equal(limited.status, 429);
     assert.ok(limited.headers.get("retry-after"));
     assert.equal(await countRows(ctx, "users"), users + 4);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("account page: the password changes (ending every other session and token, this browser kept signed in); authorised apps are listed and withdrawn", async () => {
+  const ctx = await createTestApp();
+  try {
+    const member = await createTestUser(ctx, { role: "user" });
+    const oauth = await oauthAccessToken(ctx, member);
+    const loginToken = (await (await call(ctx, "POST", "/api/login/token", {
+      json: { email: member.email, password: member.password },
+    })).json()).access_token;
+    assert.equal((await get(ctx, "/account")).status, 303);
+    const cookie = await signIn(ctx, member.email, member.password);
+    const other = await signIn(ctx, member.email, member.password);
+    const html = await (await get(ctx, "/account", cookie)).text();
+    assert.match(html, /Apps you authorised/);
+    assert.match(html, /May: event:write/);
+    const csrf = csrfOf(html);
+    const clientId = /\/account\/apps\/([^/"]+)\/withdraw/.exec(html)?.[1];
+    assert.ok(clientId, "the app's withdraw form");
+
+    // Withdrawing the app ends its token.
+    const mine = await call(ctx, "GET", "/api/events/mine", { token: oauth });
+    assert.equal(mine.status, 200);
+    const withdrawn = await postForm(
+      ctx,
+      `/account/apps/${clientId}/withdraw`,
+      { csrf_token: csrf },
+      { cookie },
+    );
+    assert.equal(withdrawn.status, 303);
+    assert.equal(
+      (await call(ctx, "GET", "/api/events/mine", { token: oauth })).status,
+      401,
+    );
+    assert.match(
+      await (await get(ctx, "/account", cookie)).text(),
+      /No app can use your account/,
+    );
+
+    // The password: a wrong current one and a short new one are refused.
+    const wrong = await postForm(ctx, "/account/password", {
+      csrf_token: csrf,
+      current_password: "not-it",
+      new_password: "a-new-password",
+    }, { cookie });
+    assert.equal(wrong.status, 403);
+    assert.match(await wrong.text(), /The current password is wrong/);
+    const short = await postForm(ctx, "/account/password", {
+      csrf_token: csrf,
+      current_password: member.password,
+      new_password: "short",
+    }, { cookie });
+    assert.equal(short.status, 400);
+    const changed = await postForm(ctx, "/account/password", {
+      csrf_token: csrf,
+      current_password: member.password,
+      new_password: "a-new-password",
+    }, { cookie });
+    assert.equal(changed.status, 303);
+    const renewed = (changed.headers.get("set-cookie") ?? "").split(";")[0];
+    assert.match(renewed, /^quando_session=/);
+    assert.equal((await get(ctx, "/account", renewed)).status, 200);
+    assert.equal((await get(ctx, "/account", cookie)).status, 303);
+    assert.equal((await get(ctx, "/account", other)).status, 303);
+    assert.equal(
+      (await call(ctx, "GET", "/api/events/mine", { token: loginToken }))
+        .status,
+      401,
+    );
   } finally {
     ctx.close();
   }

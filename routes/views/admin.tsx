@@ -381,3 +381,106 @@ export function RegisterView(props: {
     </Layout>
   );
 }
+
+/** An app the user authorised, as the account page lists it. */
+export interface AuthorisedApp {
+  clientId: string;
+  name: string;
+  scopes: string;
+}
+
+/** The account page (`/account`): change the password, withdraw apps. */
+export function AccountView(props: {
+  nonce: string;
+  lang: string;
+  t: Translate;
+  instanceName: string;
+  email: string;
+  csrfToken: string;
+  apps: AuthorisedApp[];
+  notice?: string;
+  passwordError?: string;
+}) {
+  const { t } = props;
+  return (
+    <Layout
+      title={`${t("account.title")} · ${props.instanceName}`}
+      nonce={props.nonce}
+      lang={props.lang}
+    >
+      <p class="muted">{props.instanceName} · {props.email}</p>
+      <h1>{t("account.title")}</h1>
+      {props.notice && <p role="status">{props.notice}</p>}
+      <section class="card" aria-labelledby="password-title">
+        <h2 id="password-title">{t("account.password")}</h2>
+        {props.passwordError && (
+          <p class="error" role="alert">{props.passwordError}</p>
+        )}
+        <form method="post" action="/account/password">
+          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <label for="current_password">{t("account.current")}</label>
+          <input
+            id="current_password"
+            name="current_password"
+            type="password"
+            autocomplete="current-password"
+            required
+          />
+          <label for="new_password">{t("account.new")}</label>
+          <p class="hint" id="new-hint">{t("register.passwordHint")}</p>
+          <input
+            id="new_password"
+            name="new_password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minlength={8}
+            aria-describedby="new-hint"
+          />
+          <div class="actions">
+            <button type="submit" class="approve">{t("account.change")}</button>
+          </div>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="apps-title">
+        <h2 id="apps-title">{t("account.apps")}</h2>
+        {props.apps.length === 0
+          ? <p>{t("account.noApps")}</p>
+          : (
+            <ul class="queue">
+              {props.apps.map((app) => (
+                <li>
+                  <p>
+                    <strong id={`app-${app.clientId}`}>{app.name}</strong>
+                    <br />
+                    <span class="muted">
+                      {t("account.scopes", { scopes: app.scopes })}
+                    </span>
+                  </p>
+                  <form
+                    method="post"
+                    action={`/account/apps/${
+                      encodeURIComponent(app.clientId)
+                    }/withdraw`}
+                  >
+                    <input
+                      type="hidden"
+                      name="csrf_token"
+                      value={props.csrfToken}
+                    />
+                    <button
+                      type="submit"
+                      class="deny"
+                      aria-describedby={`app-${app.clientId}`}
+                    >
+                      {t("account.withdraw")}
+                    </button>
+                  </form>
+                </li>
+              ))}
+            </ul>
+          )}
+      </section>
+    </Layout>
+  );
+}
