@@ -109,6 +109,36 @@ export function sessionRoutes(deps: RouteDeps) {
     return c.html(body, status);
   };
 
+  /** What every page shows: its nonce, language and the instance's name. */
+  interface PageCommon {
+    nonce: string;
+    lang: string;
+    t: Translate;
+    instanceName: string;
+  }
+
+  /** Renders a page in the request's language, with a fresh style nonce. */
+  const render = async (
+    c: Context<AppEnv>,
+    settings: Settings,
+    view: (
+      common: PageCommon,
+    ) => ReturnType<typeof LoginView> | Promise<ReturnType<typeof LoginView>>,
+    status: 200 | 400 | 401 | 403 | 409 | 429 = 200,
+  ) => {
+    const nonce = randomToken(16);
+    return page(
+      c,
+      nonce,
+      await view({
+        nonce,
+        ...language(c, settings),
+        instanceName: settings.instance_title,
+      }),
+      status,
+    );
+  };
+
   const refused = (c: Context<AppEnv>, message: string) => {
     c.header("Cache-Control", "no-store");
     return c.text(message, 403);
@@ -118,16 +148,14 @@ export function sessionRoutes(deps: RouteDeps) {
     const next = safeNext(c.req.query("next"));
     if (await session(c)) return c.redirect(next, 303);
     const settings = await getSettings(db);
-    const nonce = randomToken(16);
-    return page(
+    return render(
       c,
-      nonce,
-      LoginView({
-        nonce,
-        ...language(c, settings),
-        instanceName: settings.instance_title,
-        next,
-      }),
+      settings,
+      (common) =>
+        LoginView({
+          ...common,
+          next,
+        }),
     );
   });
 
@@ -139,21 +167,18 @@ export function sessionRoutes(deps: RouteDeps) {
     const email = field("email").trim().slice(0, 320);
     const next = safeNext(field("next"));
     const settings = await getSettings(db);
-    const { lang, t } = language(c, settings);
-    const nonce = randomToken(16);
+    const { t } = language(c, settings);
     const again = (error: string, status: 401 | 429) =>
-      page(
+      render(
         c,
-        nonce,
-        LoginView({
-          nonce,
-          lang,
-          t,
-          instanceName: settings.instance_title,
-          next,
-          email,
-          error,
-        }),
+        settings,
+        (common) =>
+          LoginView({
+            ...common,
+            next,
+            email,
+            error,
+          }),
         status,
       );
     try {
@@ -197,16 +222,14 @@ export function sessionRoutes(deps: RouteDeps) {
   app.get("/register", async (c) => {
     const settings = await getSettings(db);
     if (!settings.allow_registration) return c.notFound();
-    const nonce = randomToken(16);
-    return page(
+    return render(
       c,
-      nonce,
-      RegisterView({
-        nonce,
-        ...language(c, settings),
-        instanceName: settings.instance_title,
-        errors: {},
-      }),
+      settings,
+      (common) =>
+        RegisterView({
+          ...common,
+          errors: {},
+        }),
     );
   });
 
@@ -214,31 +237,28 @@ export function sessionRoutes(deps: RouteDeps) {
     if (foreign(c)) return refused(c, "The form was posted from another site.");
     const settings = await getSettings(db);
     if (!settings.allow_registration) return c.notFound();
-    const { lang, t } = language(c, settings);
+    const { t } = language(c, settings);
     const form = await c.req.parseBody();
     const text = (name: string) =>
       typeof form[name] === "string"
         ? (form[name] as string).slice(0, 1024)
         : "";
     const email = text("email").trim().slice(0, 320);
-    const nonce = randomToken(16);
     const again = (
       status: 400 | 409 | 429,
       errors: { email?: string; password?: string },
       error?: string,
     ) =>
-      page(
+      render(
         c,
-        nonce,
-        RegisterView({
-          nonce,
-          lang,
-          t,
-          instanceName: settings.instance_title,
-          email,
-          errors,
-          error,
-        }),
+        settings,
+        (common) =>
+          RegisterView({
+            ...common,
+            email,
+            errors,
+            error,
+          }),
         status,
       );
     try {
@@ -283,23 +303,21 @@ export function sessionRoutes(deps: RouteDeps) {
   ) => {
     const settings = await getSettings(db);
     const apps = await listAuthorizations(db, deps.clock, current.user.id);
-    const nonce = randomToken(16);
-    return page(
+    return render(
       c,
-      nonce,
-      AccountView({
-        nonce,
-        ...language(c, settings),
-        instanceName: settings.instance_title,
-        email: current.user.email,
-        csrfToken: await sessionCsrfToken(secret, current.id),
-        apps: apps.map((a) => ({
-          clientId: a.client_id,
-          name: a.name,
-          scopes: a.scopes,
-        })),
-        ...extra,
-      }),
+      settings,
+      async (common) =>
+        AccountView({
+          ...common,
+          email: current.user.email,
+          csrfToken: await sessionCsrfToken(secret, current.id),
+          apps: apps.map((a) => ({
+            clientId: a.client_id,
+            name: a.name,
+            scopes: a.scopes,
+          })),
+          ...extra,
+        }),
       status,
     );
   };
@@ -439,28 +457,25 @@ export function sessionRoutes(deps: RouteDeps) {
       timeStyle: "short",
       timeZone: settings.instance_timezone,
     });
-    const nonce = randomToken(16);
-    return page(
+    return render(
       c,
-      nonce,
-      QueueView({
-        nonce,
-        lang,
-        t,
-        instanceName: settings.instance_title,
-        userName: who.current.user.email,
-        csrfToken: await sessionCsrfToken(secret, who.current.id),
-        notice: c.req.query("confirmed") ? t("queue.confirmed") : undefined,
-        events: queued.map((e) => ({
-          id: e.id,
-          title: e.title,
-          when: format.format(new Date(e.start_datetime * 1000)),
-          place: e.place?.name ?? null,
-          submitter: e.userId === null
-            ? t("queue.anonymous")
-            : t("queue.user", { id: e.userId }),
-        })),
-      }),
+      settings,
+      async (common) =>
+        QueueView({
+          ...common,
+          userName: who.current.user.email,
+          csrfToken: await sessionCsrfToken(secret, who.current.id),
+          notice: c.req.query("confirmed") ? t("queue.confirmed") : undefined,
+          events: queued.map((e) => ({
+            id: e.id,
+            title: e.title,
+            when: format.format(new Date(e.start_datetime * 1000)),
+            place: e.place?.name ?? null,
+            submitter: e.userId === null
+              ? t("queue.anonymous")
+              : t("queue.user", { id: e.userId }),
+          })),
+        }),
     );
   });
 
@@ -530,21 +545,21 @@ export function sessionRoutes(deps: RouteDeps) {
     error?: string,
   ) => {
     const settings = await getSettings(db);
-    const nonce = randomToken(16);
-    return page(
+    return render(
       c,
-      nonce,
-      SubmitView({
-        nonce,
-        ...language(c, settings),
-        instanceName: settings.instance_title,
-        timeZone: settings.instance_timezone,
-        anonymous: current === null,
-        csrfToken: current ? await sessionCsrfToken(secret, current.id) : null,
-        values,
-        errors,
-        error,
-      }),
+      settings,
+      async (common) =>
+        SubmitView({
+          ...common,
+          timeZone: settings.instance_timezone,
+          anonymous: current === null,
+          csrfToken: current
+            ? await sessionCsrfToken(secret, current.id)
+            : null,
+          values,
+          errors,
+          error,
+        }),
       Object.keys(errors).length > 0 || error ? 400 : 200,
     );
   };
@@ -616,16 +631,14 @@ export function sessionRoutes(deps: RouteDeps) {
       if (row?.is_visible) {
         return c.redirect(`/event/${encodeURIComponent(row.slug)}`, 303);
       }
-      const nonce = randomToken(16);
-      return page(
+      return render(
         c,
-        nonce,
-        SubmittedView({
-          nonce,
-          ...language(c, settings),
-          instanceName: settings.instance_title,
-          title: input.title ?? "",
-        }),
+        settings,
+        (common) =>
+          SubmittedView({
+            ...common,
+            title: input.title ?? "",
+          }),
       );
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;

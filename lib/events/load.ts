@@ -104,8 +104,14 @@ export function selectSummaries(db: Db) {
     .leftJoin(places, eq(places.id, events.placeId)).$dynamic();
 }
 
-/** The summary of a row read with summaryColumns (no query). */
-export function summaryOf(row: SummaryRow): EventSummary {
+/**
+ * The summary of a row read with summaryColumns (no query); its tags as the
+ * column gives them (JSON text) or already parsed (a row inside a JSON
+ * object, see summaryObject).
+ */
+export function summaryOf(
+  row: Omit<SummaryRow, "tagList"> & { tagList: string | string[] },
+): EventSummary {
   return serializeEventSummary(
     row,
     row.placeId !== null && row.placeName !== null
@@ -117,7 +123,9 @@ export function summaryOf(row: SummaryRow): EventSummary {
         longitude: row.placeLongitude,
       }
       : null,
-    JSON.parse(row.tagList) as string[],
+    typeof row.tagList === "string"
+      ? JSON.parse(row.tagList) as string[]
+      : row.tagList,
   );
 }
 
@@ -385,23 +393,6 @@ type SummaryObject = Omit<SummaryRow, "tagList"> & {
   is_visible: number;
 };
 
-/** The summary of a row of summaryObject. */
-function summaryOfObject(row: SummaryObject): EventSummary {
-  return serializeEventSummary(
-    row,
-    row.placeId !== null && row.placeName !== null
-      ? {
-        id: row.placeId,
-        name: row.placeName,
-        address: row.placeAddress ?? "",
-        latitude: row.placeLatitude,
-        longitude: row.placeLongitude,
-      }
-      : null,
-    row.tagList,
-  );
-}
-
 /** What the full form's statement gives, parsed. */
 interface FullObject {
   event: Record<string, unknown>;
@@ -466,7 +457,7 @@ export function eventFullQuery(
             userId: full.parent.userId,
             is_visible: full.parent.is_visible === 1,
           })
-        ? summaryOfObject(full.parent)
+        ? summaryOf(full.parent)
         : null;
       return serializeEventFull({
         event,
@@ -474,7 +465,7 @@ export function eventFullQuery(
         place: decodeRowObject(places, full.place),
         tags: full.tags,
         parent,
-        children: full.children.map(summaryOfObject),
+        children: full.children.map(summaryOf),
         apUser: decodeRowObject(apUsers, full.apUser),
         messages: full.messages.map((m) =>
           decodeRowObject(messages, m) as MessageRow
