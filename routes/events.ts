@@ -298,6 +298,12 @@ const listRoute = createRoute({
   },
 });
 
+/** `page` and `max` of the caller's lists (own events, moderation queue). */
+const PageQuery = z.object({
+  page: intQuery(1, 100_000).optional().default(1),
+  max: intQuery(1, 500).optional().default(50),
+});
+
 const mineRoute = createRoute({
   method: "get",
   path: "/api/events/mine",
@@ -305,10 +311,7 @@ const mineRoute = createRoute({
   summary: "The caller's own events, hidden ones and series included",
   security: bearerSecurity,
   request: {
-    query: z.object({
-      page: intQuery(1, 100_000).optional().default(1),
-      max: intQuery(1, 500).optional().default(50),
-    }),
+    query: PageQuery,
   },
   responses: {
     200: {
@@ -339,10 +342,7 @@ const unconfirmedRoute = createRoute({
     "PUT /api/events/{id}/toggle.",
   security: bearerSecurity,
   request: {
-    query: z.object({
-      page: intQuery(1, 100_000).optional().default(1),
-      max: intQuery(1, 500).optional().default(50),
-    }),
+    query: PageQuery,
   },
   responses: {
     200: {
