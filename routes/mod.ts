@@ -21,7 +21,7 @@ import { securityHeaders } from "./security-headers.ts";
 import { curationRoutes } from "./curation.ts";
 import { feedRoutes } from "./feeds.ts";
 import { pageRoutes } from "./pages.ts";
-import { sessionRoutes } from "./session.ts";
+import { webRoutes } from "./web/mod.ts";
 import { publicReadCache } from "./cache.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { randomToken } from "../lib/auth/tokens.ts";
@@ -144,7 +144,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", authorizeRoutes(routeDeps));
   app.route("/", apActorRoutes(routeDeps));
   app.route("/", curationRoutes(routeDeps));
-  app.route("/", sessionRoutes(routeDeps));
+  app.route("/", webRoutes(routeDeps));
   app.route("/", pageRoutes(routeDeps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -130,8 +130,11 @@ Deno.test({
         path: new URL("admin-login-phone.png", ARTIFACTS).pathname,
         fullPage: true,
       });
-      // The keyboard alone: the first field has the focus after one Tab.
+      // The keyboard alone: the instance's name (a link home), then the
+      // first field.
       await page.keyboard.press("Tab");
+      await page.keyboard.press("Tab");
+      assert.equal(await page.evaluate("document.activeElement.id"), "email");
       await page.keyboard.type(ADMIN.email);
       await page.keyboard.press("Tab");
       await page.keyboard.type(ADMIN.password);

@@ -1,24 +1,19 @@
 /** The sign-in form and the moderation queue of the web interface. */
-import type { Translate } from "../../lib/i18n.ts";
-import { Layout } from "./layout.tsx";
+import { type PageProps, WebPage } from "./web.tsx";
 
 /** The sign-in form (`/login`). */
-export function LoginView(props: {
-  nonce: string;
-  lang: string;
-  t: Translate;
-  instanceName: string;
-  next: string;
-  email?: string;
-  error?: string;
-}) {
+export function LoginView(
+  props: PageProps & {
+    next: string;
+    email?: string;
+    error?: string;
+  },
+) {
   return (
-    <Layout
-      title={`${props.t("signIn.title")} · ${props.instanceName}`}
-      nonce={props.nonce}
-      lang={props.lang}
+    <WebPage
+      {...props}
+      title={props.t("signIn.title")}
     >
-      <p class="muted">{props.instanceName}</p>
       <h1>{props.t("signIn.title")}</h1>
       {props.error && <p class="error" role="alert">{props.error}</p>}
       <form method="post" action="/login">
@@ -46,7 +41,7 @@ export function LoginView(props: {
           </button>
         </div>
       </form>
-    </Layout>
+    </WebPage>
   );
 }
 
@@ -62,27 +57,18 @@ export interface QueuedEvent {
 }
 
 /** The moderation queue (`/admin`): events waiting for confirmation, each with a Confirm button. */
-export function QueueView(props: {
-  nonce: string;
-  lang: string;
-  t: Translate;
-  instanceName: string;
-  userName: string;
-  csrfToken: string;
-  events: QueuedEvent[];
-  notice?: string;
-}) {
+export function QueueView(
+  props: PageProps & {
+    csrfToken: string;
+    events: QueuedEvent[];
+    notice?: string;
+  },
+) {
   return (
-    <Layout
-      title={`${props.t("queue.title")} · ${props.instanceName}`}
-      nonce={props.nonce}
-      lang={props.lang}
+    <WebPage
+      {...props}
+      title={props.t("queue.title")}
     >
-      <p class="muted">
-        {props.instanceName} · {props.t("queue.signedInAs", {
-          name: props.userName,
-        })}
-      </p>
       <h1>{props.t("queue.title")}</h1>
       {props.notice && <p role="status">{props.notice}</p>}
       {props.events.length === 0
@@ -119,13 +105,7 @@ export function QueueView(props: {
             ))}
           </ul>
         )}
-      <form method="post" action="/logout">
-        <input type="hidden" name="csrf_token" value={props.csrfToken} />
-        <div class="actions">
-          <button type="submit" class="deny">{props.t("signOut")}</button>
-        </div>
-      </form>
-    </Layout>
+    </WebPage>
   );
 }
 
@@ -143,18 +123,16 @@ export type SubmitFields = Record<
 >;
 
 /** The submission form (`/submit`): what was typed is kept, problems shown next to their field. */
-export function SubmitView(props: {
-  nonce: string;
-  lang: string;
-  t: Translate;
-  instanceName: string;
-  timeZone: string;
-  anonymous: boolean;
-  csrfToken: string | null;
-  values: SubmitFields;
-  errors: Partial<Record<keyof SubmitFields, string>>;
-  error?: string;
-}) {
+export function SubmitView(
+  props: PageProps & {
+    timeZone: string;
+    anonymous: boolean;
+    csrfToken: string | null;
+    values: SubmitFields;
+    errors: Partial<Record<keyof SubmitFields, string>>;
+    error?: string;
+  },
+) {
   const { values, errors, t } = props;
   /** A labelled field with its hint and its problem, tied by aria-describedby. */
   const field = (
@@ -179,12 +157,10 @@ export function SubmitView(props: {
     );
   };
   return (
-    <Layout
-      title={`${t("submit.title")} · ${props.instanceName}`}
-      nonce={props.nonce}
-      lang={props.lang}
+    <WebPage
+      {...props}
+      title={t("submit.title")}
     >
-      <p class="muted">{props.instanceName}</p>
       <h1>{t("submit.title")}</h1>
       {props.anonymous && <p>{t("submit.waits")}</p>}
       {props.error && <p class="error" role="alert">{props.error}</p>}
@@ -291,55 +267,45 @@ export function SubmitView(props: {
           <button type="submit" class="approve">{t("submit.send")}</button>
         </div>
       </form>
-    </Layout>
+    </WebPage>
   );
 }
 
 /** What follows a submission that waits for confirmation. */
 export function SubmittedView(
-  props: {
-    nonce: string;
-    lang: string;
-    t: Translate;
-    instanceName: string;
+  props: PageProps & {
     title: string;
   },
 ) {
   return (
-    <Layout
-      title={`${props.t("submitted.title")} · ${props.instanceName}`}
-      nonce={props.nonce}
-      lang={props.lang}
+    <WebPage
+      {...props}
+      title={props.t("submitted.title")}
     >
-      <p class="muted">{props.instanceName}</p>
       <h1>{props.t("submitted.title")}</h1>
       <p role="status">{props.t("submitted.text", { title: props.title })}</p>
       <p>
         <a href="/submit">{props.t("submitted.another")}</a> ·{" "}
         <a href="/">{props.t("home")}</a>
       </p>
-    </Layout>
+    </WebPage>
   );
 }
 
 /** The registration form (`/register`, when `allow_registration` is on). */
-export function RegisterView(props: {
-  nonce: string;
-  lang: string;
-  t: Translate;
-  instanceName: string;
-  email?: string;
-  errors: { email?: string; password?: string };
-  error?: string;
-}) {
+export function RegisterView(
+  props: PageProps & {
+    email?: string;
+    errors: { email?: string; password?: string };
+    error?: string;
+  },
+) {
   const { t, errors } = props;
   return (
-    <Layout
-      title={`${t("register.title")} · ${props.instanceName}`}
-      nonce={props.nonce}
-      lang={props.lang}
+    <WebPage
+      {...props}
+      title={t("register.title")}
     >
-      <p class="muted">{props.instanceName}</p>
       <h1>{t("register.title")}</h1>
       {props.error && <p class="error" role="alert">{props.error}</p>}
       <form method="post" action="/register">
@@ -378,7 +344,7 @@ export function RegisterView(props: {
           <button type="submit" class="approve">{t("register.submit")}</button>
         </div>
       </form>
-    </Layout>
+    </WebPage>
   );
 }
 
@@ -390,25 +356,21 @@ export interface AuthorisedApp {
 }
 
 /** The account page (`/account`): change the password, withdraw apps. */
-export function AccountView(props: {
-  nonce: string;
-  lang: string;
-  t: Translate;
-  instanceName: string;
-  email: string;
-  csrfToken: string;
-  apps: AuthorisedApp[];
-  notice?: string;
-  passwordError?: string;
-}) {
+export function AccountView(
+  props: PageProps & {
+    email: string;
+    csrfToken: string;
+    apps: AuthorisedApp[];
+    notice?: string;
+    passwordError?: string;
+  },
+) {
   const { t } = props;
   return (
-    <Layout
-      title={`${t("account.title")} · ${props.instanceName}`}
-      nonce={props.nonce}
-      lang={props.lang}
+    <WebPage
+      {...props}
+      title={t("account.title")}
     >
-      <p class="muted">{props.instanceName} · {props.email}</p>
       <h1>{t("account.title")}</h1>
       {props.notice && <p role="status">{props.notice}</p>}
       <section class="card" aria-labelledby="password-title">
@@ -481,6 +443,6 @@ export function AccountView(props: {
             </ul>
           )}
       </section>
-    </Layout>
+    </WebPage>
   );
 }

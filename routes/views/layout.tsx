@@ -27,12 +27,35 @@ ul.queue { list-style: none; padding: 0; margin: 0; }
 textarea { min-height: 8rem; }
 .hint { opacity: 0.8; font-size: 0.95rem; margin: 0.2rem 0 0; }
 .field-error { color: var(--danger); margin: 0.3rem 0 0; font-weight: 600; }
-textarea:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+textarea:focus-visible, button:focus-visible, select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+main.wide { max-width: 60rem; }
+select { font: inherit; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #8889; border-radius: 0.5rem;
+  background: Canvas; color: CanvasText; max-width: 100%; }
+header.site { border-bottom: 1px solid #8885; padding: 0.6rem 1.25rem; }
+header.site .brand { font-weight: 700; text-decoration: none; color: inherit; }
+header.site nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; padding: 0; margin: 0.4rem 0; }
+header.site nav a { color: inherit; }
+header.site nav a[aria-current=page] { font-weight: 700; text-decoration-thickness: 3px; }
+form.signout { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
+button.link { background: none; border: none; padding: 0.2rem; min-height: 2.75rem; color: inherit;
+  text-decoration: underline; flex: 0 0 auto; font-weight: 400; }
+a { color: var(--accent); }
+@media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --danger: #ff8a80; }
+  button.approve { color: #10131a; } }
 `;
 
 /** A complete page; `nonce` must match the response's CSP `style-src`. */
 export function Layout(
-  props: { title: string; nonce: string; lang?: string; children?: Child },
+  props: {
+    title: string;
+    nonce: string;
+    lang?: string;
+    /** Shown above the main column (the interface's navigation). */
+    header?: Child;
+    /** A wider main column, for tables. */
+    wide?: boolean;
+    children?: Child;
+  },
 ) {
   return (
     <>
@@ -47,7 +70,8 @@ export function Layout(
           <style nonce={props.nonce}>{raw(STYLE)}</style>
         </head>
         <body>
-          <main>{props.children}</main>
+          {props.header}
+          <main class={props.wide ? "wide" : undefined}>{props.children}</main>
         </body>
       </html>
     </>

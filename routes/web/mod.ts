@@ -1,0 +1,20 @@
+/**
+ * The web interface for members, editors and admins (DESIGN.md §11): one
+ * module per area, all sharing the session kit (routes/web/kit.ts).
+ */
+import { Hono } from "hono";
+import type { AppEnv, RouteDeps } from "../env.ts";
+import { accountRoutes } from "./account.ts";
+import { createWebKit } from "./kit.ts";
+import { moderationRoutes } from "./moderation.ts";
+import { submitRoutes } from "./submit.ts";
+
+/** Every page of the signed-in interface. */
+export function webRoutes(deps: RouteDeps) {
+  const app = new Hono<AppEnv>();
+  const web = createWebKit(deps);
+  app.route("/", accountRoutes(deps, web));
+  app.route("/", submitRoutes(deps, web));
+  app.route("/", moderationRoutes(deps, web));
+  return app;
+}
