@@ -6,32 +6,11 @@
  * on either page; screenshots go to tests/artifacts/.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
-import { launchChromium } from "./browser.ts";
+import { axeViolations, launchChromium } from "./browser.ts";
 import { startServerProcess } from "./helpers.ts";
 
 const ARTIFACTS = new URL("./artifacts/", import.meta.url);
 const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
-
-/** axe-core's source, run in the page (the page's policy allows no script of its own). */
-const AXE = await Deno.readTextFile(
-  new URL(import.meta.resolve("axe-core")).pathname.replace(
-    /axe\.js$/,
-    "axe.min.js",
-  ),
-);
-
-/** The serious and critical accessibility violations axe-core finds. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  // A string: it runs in the page, where `document` and `axe` are.
-  const result = await page.evaluate(
-    "axe.run(document).then((r) => r.violations.map((v) => " +
-      "({ id: v.id, impact: v.impact, nodes: v.nodes.length })))",
-  ) as { id: string; impact: string; nodes: number }[];
-  return result.filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}, ${v.nodes})`);
-}
 
 async function api(
   base: string,
@@ -116,8 +95,6 @@ Deno.test({
       )).json();
       assert.equal(event.title, "Repair café");
 
-      // axe runs through the browser's debugger protocol, which the page's
-      // policy (no scripts) does not govern.
       const context = await browser.newContext({
         viewport: { width: 390, height: 844 },
         deviceScaleFactor: 2,

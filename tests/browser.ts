@@ -1,6 +1,6 @@
 /** Debian's Chromium for the browser tests, launched the same way everywhere. */
 import assert from "node:assert/strict";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -35,4 +35,52 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/** axe-core's source, run in the page (the pages' policy allows no script of their own). */
+const AXE = await Deno.readTextFile(
+  new URL(import.meta.resolve("axe-core")).pathname.replace(
+    /axe\.js$/,
+    "axe.min.js",
+  ),
+);
+
+/**
+ * The serious and critical accessibility violations axe-core finds on the
+ * page as it is now. axe runs through the browser's debugger protocol, which
+ * the page's CSP does not govern.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  // A string: it runs in the page, where `document` and `axe` are.
+  const result = await page.evaluate(
+    "axe.run(document).then((r) => r.violations.map((v) => " +
+      "({ id: v.id, impact: v.impact, nodes: v.nodes.length })))",
+  ) as { id: string; impact: string; nodes: number }[];
+  return result.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}, ${v.nodes})`);
+}
+
+/** Signs in through /login in this page's browser context, then opens `next`. */
+export async function signInThroughForm(
+  page: Page,
+  base: string,
+  user: { email: string; password: string },
+  next = "/admin",
+): Promise<void> {
+  await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
+  await page.locator("#email").fill(user.email);
+  await page.locator("#password").fill(user.password);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname !== "/login"),
+    page.locator("form[action='/login'] button[type=submit]").click(),
+  ]);
+}
+
+/** Whether the page scrolls sideways (wider than its viewport). */
+export async function scrollsSideways(page: Page): Promise<boolean> {
+  const [scroll, viewport] = await page.evaluate(
+    "[document.documentElement.scrollWidth, window.innerWidth]",
+  ) as [number, number];
+  return scroll > viewport;
 }
