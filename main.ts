@@ -111,6 +111,10 @@ async function serve(config: Config): Promise<void> {
       log,
       media,
       federation,
+      fetching: {
+        allowPrivateAddresses: config.allowPrivateAddresses,
+        baseUrl: config.baseUrl,
+      },
     });
   };
   let timer: ReturnType<typeof setInterval> | undefined;
