@@ -450,8 +450,8 @@ export type OwnEventGroup = OwnEvent & {
 /**
  * A user's events as their page lists them: single events and series
  * (occurrences grouped under their series, those not over at `now`, at most
- * `perSeries` each), newest start first, a page of `max`. Two statements in
- * one round trip each.
+ * `perSeries` each), newest start first, a page of `max`, and whether
+ * another page follows. Two round trips.
  */
 export async function listOwnEventGroups(
   db: Db,
@@ -460,7 +460,7 @@ export async function listOwnEventGroups(
   page: number,
   max: number,
   perSeries = 12,
-): Promise<OwnEventGroup[]> {
+): Promise<{ groups: OwnEventGroup[]; more: boolean }> {
   const columns = {
     ...summaryColumns,
     is_visible: events.is_visible,
@@ -473,11 +473,13 @@ export async function listOwnEventGroups(
     parentId: row.parentId,
     recurrent: row.recurrent,
   });
-  const tops = await db.select(columns).from(events)
+  // One more than the page: whether another follows.
+  const read = await db.select(columns).from(events)
     .leftJoin(places, eq(places.id, events.placeId))
     .where(and(eq(events.userId, userId), isNull(events.parentId)))
     .orderBy(desc(events.start_datetime), desc(events.id))
-    .limit(max).offset((page - 1) * max);
+    .limit(max + 1).offset((page - 1) * max);
+  const tops = read.slice(0, max);
   const series = tops.filter((t) => t.recurrent !== null);
   const children = series.length === 0 ? [] : await db.batch(
     series.map((s) =>
@@ -489,8 +491,11 @@ export async function listOwnEventGroups(
     ) as unknown as [BatchItem, ...BatchItem[]],
   ) as unknown as (typeof tops)[];
   const bySeries = new Map(series.map((s, i) => [s.id, children[i]]));
-  return tops.map((t) => ({
-    ...own(t),
-    occurrences: (bySeries.get(t.id) ?? []).map(own),
-  }));
+  return {
+    groups: tops.map((t) => ({
+      ...own(t),
+      occurrences: (bySeries.get(t.id) ?? []).map(own),
+    })),
+    more: read.length > max,
+  };
 }

@@ -175,12 +175,12 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
     if (!who.ok) return who.answer;
     const settings = await getSettings(db);
     const page = pageOf(c.req.query("page"));
-    const groups = await listOwnEventGroups(
+    const { groups, more } = await listOwnEventGroups(
       db,
       who.current.user.id,
       unixNow(deps.clock),
       page,
-      PAGE_SIZE + 1,
+      PAGE_SIZE,
     );
     const { lang, t } = web.language(c, settings);
     const zone = settings.instance_timezone;
@@ -202,9 +202,9 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
           ...common,
           csrfToken: await web.csrfToken(who.current),
           page,
-          hasNext: groups.length > PAGE_SIZE,
+          hasNext: more,
           notice: done ? t(done) : undefined,
-          events: groups.slice(0, PAGE_SIZE).map((g) => ({
+          events: groups.map((g) => ({
             ...shown(g),
             ...(g.recurrent
               ? {
