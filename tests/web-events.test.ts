@@ -110,11 +110,11 @@ function postForm(
   });
 }
 
-// deno-lint-ignore no-explicit-any -- tests read arbitrary response fields
 async function apiEvent(
   ctx: TestContext,
   id: number,
   token?: string,
+  // deno-lint-ignore no-explicit-any -- tests read arbitrary response fields
 ): Promise<any> {
   const res = await call(ctx, "GET", `/api/events/${id}`, { token });
   assert.equal(res.status, 200, `event ${id}`);

@@ -27,7 +27,7 @@ export const en = {
   "events.hint.until": "(optional: the last day it may happen)",
   "events.hint.place":
     "(pick a known place as you type, or name a new one and give its address)",
-  "events.field.image": "Image",
+  "events.field.image": "Image file",
   "events.field.replaceImage": "Replace the image",
   "events.field.removeImage": "Remove the image",
   "events.hint.image":
@@ -132,7 +132,7 @@ export const it: Record<keyof typeof en, string> = {
   "events.hint.until": "(facoltativo: l'ultimo giorno in cui può svolgersi)",
   "events.hint.place":
     "(scegli un luogo noto mentre scrivi, oppure indica un luogo nuovo con il suo indirizzo)",
-  "events.field.image": "Immagine",
+  "events.field.image": "File dell'immagine",
   "events.field.replaceImage": "Sostituisci l'immagine",
   "events.field.removeImage": "Togli l'immagine",
   "events.hint.image":

@@ -5,7 +5,8 @@ import { raw } from "hono/html";
 const STYLE = `
 :root { color-scheme: light dark; --accent: #2457c5; --danger: #b3261e; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  background: Canvas; color: CanvasText; }
 main { max-width: 32rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 0; }
@@ -59,7 +60,9 @@ input:focus-visible[type=checkbox] { outline: 3px solid var(--accent); outline-o
 a.button { display: inline-flex; align-items: center; justify-content: center; font-weight: 600; padding: 0.7rem 1.2rem;
   border-radius: 0.5rem; min-height: 2.75rem; border: 1px solid #8889; color: inherit; text-decoration: none; flex: 1 1 8rem; }
 .actions.compact { margin-top: 0.6rem; gap: 0.5rem; }
-.actions.compact form { display: flex; flex: 1 1 8rem; }
+.actions.compact > a.button, .actions.compact form { flex: 1 1 5.5rem; }
+.actions.compact a.button, .actions.compact button { padding: 0.5rem 0.6rem; font-size: 0.95rem; text-align: center; }
+.actions.compact form { display: flex; }
 .actions.compact form button { flex: 1 1 auto; }
 button.danger { background: var(--danger); color: #fff; border: 1px solid var(--danger); }
 h3 { font-size: 1rem; margin: 1rem 0 0.25rem; }

@@ -43,6 +43,8 @@ import { formText, safeNext, type WebKit } from "./kit.ts";
 
 /** Events (single ones and series) on a page of `/my`. */
 const PAGE_SIZE = 20;
+/** The next dates `/my` shows of a series (the series' own page lists more). */
+const DATES_SHOWN = 6;
 /** The id in these pages' paths. */
 const ID = ":id{[1-9][0-9]{0,15}}";
 /** What `/my` may say happened (`?done=`). */
@@ -181,6 +183,7 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
       unixNow(deps.clock),
       page,
       PAGE_SIZE,
+      DATES_SHOWN,
     );
     const { lang, t } = web.language(c, settings);
     const zone = settings.instance_timezone;
