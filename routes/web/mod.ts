@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { accountRoutes } from "./account.ts";
+import { eventPageRoutes } from "./events.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
 import { submitRoutes } from "./submit.ts";
@@ -16,5 +17,11 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", accountRoutes(deps, web));
   app.route("/", submitRoutes(deps, web));
   app.route("/", moderationRoutes(deps, web));
+  app.route("/", eventPageRoutes(deps, web));
   return app;
+}
+
+/** The pages whose forms may carry an image (the upload's body limit applies). */
+export function isWebUploadPath(path: string): boolean {
+  return path === "/submit" || /^\/events\/[1-9][0-9]*\/edit$/.test(path);
 }
