@@ -5,7 +5,8 @@ import { raw } from "hono/html";
 const STYLE = `
 :root { color-scheme: light dark; --accent: #2457c5; --danger: #b3261e; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  background: Canvas; color: CanvasText; }
 main { max-width: 32rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 0; }
@@ -26,11 +27,12 @@ code { overflow-wrap: anywhere; }
 ul.queue { list-style: none; padding: 0; margin: 0; }
 button.danger { background: var(--danger); color: #fff; border: 1px solid var(--danger); }
 a.button { display: inline-flex; align-items: center; justify-content: center; flex: 1 1 8rem; min-height: 2.75rem;
-  padding: 0.7rem 1.2rem; border: 1px solid #8889; border-radius: 0.5rem; font-weight: 600; color: inherit; }
+  padding: 0.7rem 1.2rem; border: 1px solid #8889; border-radius: 0.5rem; font-weight: 600; color: inherit;
+  text-decoration: none; }
 .actions form { display: flex; flex: 1 1 8rem; }
-nav.tabs ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1.25rem; padding: 0; margin: 0 0 0.5rem;
+nav.tabs ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1.5rem; padding: 0; margin: 0 0 1rem;
   border-bottom: 1px solid #8885; }
-nav.tabs a { display: inline-block; padding: 0.6rem 0; color: inherit; }
+nav.tabs a { display: inline-block; padding: 0.6rem 0; color: inherit; text-decoration: none; }
 nav.tabs a[aria-current=page] { font-weight: 700; border-bottom: 3px solid var(--accent); }
 nav.pages { display: flex; justify-content: space-between; align-items: center; gap: 0.5rem 1rem; flex-wrap: wrap;
   margin: 1rem 0; }
@@ -46,6 +48,8 @@ summary:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 label.check { display: flex; gap: 0.5rem; align-items: center; font-weight: 400; }
 label.check input { width: 1.25rem; height: 1.25rem; margin: 0; }
 .content { overflow-wrap: anywhere; }
+.card.is-hidden { border-style: dashed; }
+p.handle { margin: 0.2rem 0 0; }
 .content img { max-width: 100%; }
 textarea { min-height: 8rem; }
 .hint { opacity: 0.8; font-size: 0.95rem; margin: 0.2rem 0 0; }

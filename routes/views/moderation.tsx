@@ -122,10 +122,16 @@ function Messages(
     Boolean,
   ).join(" ") || undefined;
   return (
-    <section aria-labelledby={`messages-${event.id}`}>
-      <h3 id={`messages-${event.id}`}>
-        {t("moderation.messages", { count: event.messages.length })}
-      </h3>
+    <section
+      aria-labelledby={event.messages.length > 0
+        ? `messages-${event.id}`
+        : undefined}
+    >
+      {event.messages.length > 0 && (
+        <h3 id={`messages-${event.id}`}>
+          {t("moderation.messages", { count: event.messages.length })}
+        </h3>
+      )}
       {event.messages.length > 0 && (
         <ul class="messages">
           {event.messages.map((m) => (
@@ -364,9 +370,9 @@ function ResourceBody(props: PageProps & { resource: ShownResource }) {
           : r.author.name ?? r.author.handle}
       </h2>
       {r.author.name && <p class="muted handle">{r.author.handle}</p>}
-      <p class="muted">
-        {r.when}
-        {" · "}
+      <p>
+        <span class="muted">{r.when}</span>
+        <br />
         {r.event
           ? (
             <>
@@ -445,7 +451,10 @@ export function ResourcesView(
             </p>
             <ul class="queue">
               {props.resources.map((r) => (
-                <li class="card" id={`resource-${r.id}`}>
+                <li
+                  class={r.hidden ? "card is-hidden" : "card"}
+                  id={`resource-${r.id}`}
+                >
                   {r.hidden && (
                     <p>
                       <span class="badge">

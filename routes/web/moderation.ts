@@ -436,7 +436,8 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
       return refusal(c, current, notFound("Event"), queueHref(page));
     }
     // What the form sent, kept whole to show it again.
-    const typed = formText(form, "message", 20_000);
+    // Browsers send a textarea's line breaks as CRLF; the API's are LF.
+    const typed = formText(form, "message", 20_000).replace(/\r\n?/g, "\n");
     const authorVisible = ["true", "on"].includes(
       formText(form, "is_author_visible", 10),
     );
