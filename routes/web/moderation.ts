@@ -189,16 +189,15 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     current: ActiveSession,
     status: PageStatus,
     heading: MessageKey,
-    text: MessageKey | string,
+    /** A key of the catalogue, or the domain's own sentence. */
+    text: { key: MessageKey } | { said: string },
     back: string,
   ) =>
     web.render(c, { current, status }, (common) =>
       ModerationProblemView({
         ...common,
         heading: common.t(heading),
-        text: text.startsWith("moderation.")
-          ? common.t(text as MessageKey)
-          : text,
+        text: "key" in text ? common.t(text.key) : text.said,
         back,
       }));
 
@@ -219,7 +218,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
         current,
         404,
         "moderation.notFound.title",
-        "moderation.notFound.text",
+        { key: "moderation.notFound.text" },
         back,
       );
     }
@@ -230,7 +229,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
       current,
       status,
       "moderation.refused.title",
-      error.message,
+      { said: error.message },
       back,
     );
   };
@@ -364,7 +363,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
           current,
           409,
           "moderation.notWaiting.title",
-          "moderation.notWaiting.text",
+          { key: "moderation.notWaiting.text" },
           queueHref(page),
         ),
       };
