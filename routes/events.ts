@@ -217,7 +217,8 @@ const eventFields = {
 const EventBody = z.object(eventFields).openapi("EventInput");
 const EventPatchBody = z.object(eventFields).partial().openapi("EventPatch");
 
-const MessageBody = z.object({
+/** A moderation note's fields (the web's moderation page validates with it too). */
+export const MessageBody = z.object({
   message: z.string().trim().min(1).max(5000),
   is_author_visible: z.boolean().optional(),
 }).openapi("MessageInput");

@@ -2,6 +2,7 @@
 import {
   and,
   asc,
+  count,
   desc,
   eq,
   inArray,
@@ -394,6 +395,49 @@ export type UnconfirmedEvent = EventSummary & {
 };
 
 /**
+ * What puts an event in the moderation queue: hidden and local; a hidden
+ * series by its template only, an occurrence only when hidden on its own.
+ */
+function unconfirmedCondition(): SQL | undefined {
+  const parent = sql.identifier("parent_event");
+  return and(
+    eq(events.is_visible, false),
+    isNull(events.apUserApId),
+    or(
+      isNull(events.parentId),
+      sql`exists (select 1 from ${events} ${parent} where ${parent}.${
+        sql.identifier("id")
+      } = ${events.parentId} and ${parent}.${
+        sql.identifier("is_visible")
+      } = 1)`,
+    ),
+  );
+}
+
+/** One page of the queue, oldest submission first. */
+function unconfirmedQuery(db: Db, page: number, max: number) {
+  return db.select({
+    ...summaryColumns,
+    createdAt: events.createdAt,
+    userId: events.userId,
+  }).from(events)
+    .leftJoin(places, eq(places.id, events.placeId))
+    .where(unconfirmedCondition())
+    .orderBy(asc(events.createdAt), asc(events.id))
+    .limit(max).offset((page - 1) * max);
+}
+
+function unconfirmedOf(
+  row: SummaryRow & { createdAt: Date; userId: number | null },
+): UnconfirmedEvent {
+  return {
+    ...summaryOf(row),
+    createdAt: row.createdAt.toISOString(),
+    userId: row.userId,
+  };
+}
+
+/**
  * The moderation queue: local events waiting for confirmation (hidden:
  * anonymous submissions, and events their owner or a moderator hid), oldest
  * submission first. A hidden series is listed once, by its template; an
@@ -405,32 +449,21 @@ export async function listUnconfirmedEvents(
   page: number,
   max: number,
 ): Promise<UnconfirmedEvent[]> {
-  const parent = sql.identifier("parent_event");
-  const rows = await db.select({
-    ...summaryColumns,
-    createdAt: events.createdAt,
-    userId: events.userId,
-  }).from(events)
-    .leftJoin(places, eq(places.id, events.placeId))
-    .where(and(
-      eq(events.is_visible, false),
-      isNull(events.apUserApId),
-      or(
-        isNull(events.parentId),
-        sql`exists (select 1 from ${events} ${parent} where ${parent}.${
-          sql.identifier("id")
-        } = ${events.parentId} and ${parent}.${
-          sql.identifier("is_visible")
-        } = 1)`,
-      ),
-    ))
-    .orderBy(asc(events.createdAt), asc(events.id))
-    .limit(max).offset((page - 1) * max);
-  return rows.map((row) => ({
-    ...summaryOf(row),
-    createdAt: row.createdAt.toISOString(),
-    userId: row.userId,
-  }));
+  const rows = await unconfirmedQuery(db, page, max);
+  return rows.map(unconfirmedOf);
+}
+
+/** One page of the moderation queue and how many events wait in all (one round trip). */
+export async function listUnconfirmedPage(
+  db: Db,
+  page: number,
+  max: number,
+): Promise<{ events: UnconfirmedEvent[]; count: number }> {
+  const [rows, [{ n }]] = await db.batch([
+    unconfirmedQuery(db, page, max),
+    db.select({ n: count() }).from(events).where(unconfirmedCondition()),
+  ]);
+  return { events: rows.map(unconfirmedOf), count: n };
 }
 
 /** A summary with what the owner's page needs besides: visibility and series links. */

@@ -1,4 +1,4 @@
-/** The sign-in form and the moderation queue of the web interface. */
+/** The sign-in, registration, account and submission pages of the web interface. */
 import { type PageProps, WebPage } from "./web.tsx";
 
 /** The sign-in form (`/login`). */
@@ -41,70 +41,6 @@ export function LoginView(
           </button>
         </div>
       </form>
-    </WebPage>
-  );
-}
-
-/** An event waiting in the moderation queue, as the page shows it. */
-export interface QueuedEvent {
-  id: number;
-  title: string;
-  /** When it starts, in words, in the instance's time zone. */
-  when: string;
-  place: string | null;
-  /** Who submitted it, in words. */
-  submitter: string;
-}
-
-/** The moderation queue (`/admin`): events waiting for confirmation, each with a Confirm button. */
-export function QueueView(
-  props: PageProps & {
-    csrfToken: string;
-    events: QueuedEvent[];
-    notice?: string;
-  },
-) {
-  return (
-    <WebPage
-      {...props}
-      title={props.t("queue.title")}
-    >
-      <h1>{props.t("queue.title")}</h1>
-      {props.notice && <p role="status">{props.notice}</p>}
-      {props.events.length === 0
-        ? <p>{props.t("queue.empty")}</p>
-        : (
-          <ul class="queue">
-            {props.events.map((e) => (
-              <li class="card">
-                <h2 id={`event-${e.id}`}>{e.title}</h2>
-                <p>
-                  {e.when}
-                  {e.place ? ` · ${e.place}` : ""}
-                </p>
-                <p class="muted">
-                  {props.t("queue.submittedBy", { who: e.submitter })}
-                </p>
-                <form method="post" action={`/admin/events/${e.id}/confirm`}>
-                  <input
-                    type="hidden"
-                    name="csrf_token"
-                    value={props.csrfToken}
-                  />
-                  <div class="actions">
-                    <button
-                      type="submit"
-                      class="approve"
-                      aria-describedby={`event-${e.id}`}
-                    >
-                      {props.t("queue.confirm")}
-                    </button>
-                  </div>
-                </form>
-              </li>
-            ))}
-          </ul>
-        )}
     </WebPage>
   );
 }

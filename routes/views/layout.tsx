@@ -14,7 +14,7 @@ h2 { font-size: 1.1rem; margin: 0; }
 .muted { opacity: 0.8; font-size: 0.95rem; }
 .error { border: 1px solid var(--danger); color: var(--danger); border-radius: 0.5rem; padding: 0.75rem; }
 label { display: block; font-weight: 600; margin-top: 0.9rem; }
-input[type=email], input[type=password], input[type=text], input[type=url],
+input[type=email], input[type=password], input[type=text], input[type=url], input[type=search],
 input[type=datetime-local], textarea { width: 100%; font: inherit; padding: 0.65rem; margin-top: 0.3rem;
   border: 1px solid #8889; border-radius: 0.5rem; background: Canvas; color: CanvasText; }
 .actions { display: flex; gap: 0.75rem; margin-top: 1.25rem; flex-wrap: wrap; }
@@ -25,6 +25,32 @@ button.deny { background: transparent; color: inherit; border: 1px solid #8889; 
 button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 code { overflow-wrap: anywhere; }
 ul.queue { list-style: none; padding: 0; margin: 0; }
+button.danger { background: var(--danger); color: #fff; border: 1px solid var(--danger); }
+a.button { display: inline-flex; align-items: center; justify-content: center; flex: 1 1 8rem; min-height: 2.75rem;
+  padding: 0.7rem 1.2rem; border: 1px solid #8889; border-radius: 0.5rem; font-weight: 600; color: inherit;
+  text-decoration: none; }
+.actions form { display: flex; flex: 1 1 8rem; }
+nav.tabs ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1.5rem; padding: 0; margin: 0 0 1rem;
+  border-bottom: 1px solid #8885; }
+nav.tabs a { display: inline-block; padding: 0.6rem 0; color: inherit; text-decoration: none; }
+nav.tabs a[aria-current=page] { font-weight: 700; border-bottom: 3px solid var(--accent); }
+nav.pages { display: flex; justify-content: space-between; align-items: center; gap: 0.5rem 1rem; flex-wrap: wrap;
+  margin: 1rem 0; }
+nav.pages a { display: inline-block; padding: 0.6rem 0; }
+h3 { font-size: 1rem; margin: 1rem 0 0.25rem; }
+ul.messages { list-style: none; padding: 0; margin: 0; }
+ul.messages li { border-left: 3px solid #8887; padding: 0 0 0 0.75rem; margin: 0.6rem 0; }
+ul.messages .text { white-space: pre-line; overflow-wrap: anywhere; margin: 0; }
+ul.messages .muted { margin: 0.2rem 0 0; }
+.badge { display: inline-block; border: 1px solid #8889; border-radius: 1rem; padding: 0 0.5rem; font-size: 0.9rem; }
+details > summary { cursor: pointer; padding: 0.6rem 0; font-weight: 600; color: var(--accent); }
+summary:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+label.check { display: flex; gap: 0.5rem; align-items: center; font-weight: 400; }
+label.check input { width: 1.25rem; height: 1.25rem; margin: 0; }
+.content { overflow-wrap: anywhere; }
+.card.is-hidden { border-style: dashed; }
+p.handle { margin: 0.2rem 0 0; }
+.content img { max-width: 100%; }
 textarea { min-height: 8rem; }
 .hint { opacity: 0.8; font-size: 0.95rem; margin: 0.2rem 0 0; }
 .field-error { color: var(--danger); margin: 0.3rem 0 0; font-weight: 600; }
