@@ -13,7 +13,7 @@ h2 { font-size: 1.1rem; margin: 0; }
 .muted { opacity: 0.8; font-size: 0.95rem; }
 .error { border: 1px solid var(--danger); color: var(--danger); border-radius: 0.5rem; padding: 0.75rem; }
 label { display: block; font-weight: 600; margin-top: 0.9rem; }
-input[type=email], input[type=password], input[type=text], input[type=url],
+input[type=email], input[type=password], input[type=text], input[type=url], input[type=search],
 input[type=datetime-local], textarea { width: 100%; font: inherit; padding: 0.65rem; margin-top: 0.3rem;
   border: 1px solid #8889; border-radius: 0.5rem; background: Canvas; color: CanvasText; }
 .actions { display: flex; gap: 0.75rem; margin-top: 1.25rem; flex-wrap: wrap; }
@@ -40,6 +40,21 @@ form.signout { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap;
 button.link { background: none; border: none; padding: 0.2rem; min-height: 2.75rem; color: inherit;
   text-decoration: underline; flex: 0 0 auto; font-weight: 400; }
 a { color: var(--accent); }
+fieldset { border: 1px solid #8885; border-radius: 0.75rem; padding: 0.25rem 1rem 1rem; margin: 1rem 0; min-width: 0; }
+legend { font-weight: 700; padding: 0 0.3rem; }
+label.check { display: flex; gap: 0.6rem; align-items: center; font-weight: 400; min-height: 2.75rem; margin: 0; }
+.switch { display: flex; gap: 0.75rem; align-items: flex-start; margin-top: 0.9rem; }
+.switch label { margin-top: 0; }
+input[type=checkbox], input[type=radio] { width: 1.35rem; height: 1.35rem; margin: 0.15rem 0 0; flex: 0 0 auto;
+  accent-color: var(--accent); }
+input[type=checkbox]:focus-visible, input[type=radio]:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.row { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: stretch; }
+.row > input, .row > select { flex: 1 1 12rem; width: auto; min-width: 0; }
+.row > button { flex: 0 1 auto; margin-top: 0.3rem; }
+select.wide { width: 100%; }
+.email { overflow-wrap: anywhere; }
+p.label { font-weight: 600; margin: 0.9rem 0 0; }
+nav.pager { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; margin: 1rem 0; }
 @media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --danger: #ff8a80; }
   button.approve { color: #10131a; } }
 `;

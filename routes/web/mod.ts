@@ -7,7 +7,9 @@ import type { AppEnv, RouteDeps } from "../env.ts";
 import { accountRoutes } from "./account.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { settingsRoutes } from "./settings.ts";
 import { submitRoutes } from "./submit.ts";
+import { usersRoutes } from "./users.ts";
 
 /** Every page of the signed-in interface. */
 export function webRoutes(deps: RouteDeps) {
@@ -16,5 +18,7 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", accountRoutes(deps, web));
   app.route("/", submitRoutes(deps, web));
   app.route("/", moderationRoutes(deps, web));
+  app.route("/", usersRoutes(deps, web));
+  app.route("/", settingsRoutes(deps, web));
   return app;
 }
