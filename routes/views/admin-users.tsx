@@ -120,6 +120,162 @@ export function UsersView(
           </script>
         </section>
       )}
+      <section class="card" id="add" aria-labelledby="add-title">
+        <h2 id="add-title">{t("users.add.title")}</h2>
+        <form method="post" action="/admin/users">
+          {csrf}
+          <label for="email">{t("users.add.email")}</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="off"
+            required
+            value={values.email}
+            aria-describedby={describedBy(errors.email && "email-error")}
+            aria-invalid={errors.email ? "true" : undefined}
+          />
+          {errors.email && (
+            <p class="field-error" id="email-error">{errors.email}</p>
+          )}
+          <label for="role">{t("users.add.role")}</label>
+          <p class="hint" id="role-hint">{t("users.roles.hint")}</p>
+          <select
+            id="role"
+            name="role"
+            aria-describedby={describedBy(
+              "role-hint",
+              errors.role && "role-error",
+            )}
+            aria-invalid={errors.role ? "true" : undefined}
+          >
+            {USER_ROLES.map((role) => (
+              <option value={role} selected={role === values.role}>
+                {roleName(t, role)}
+              </option>
+            ))}
+          </select>
+          {errors.role && (
+            <p class="field-error" id="role-error">{errors.role}</p>
+          )}
+          <fieldset
+            aria-describedby={describedBy(errors.how && "how-error")}
+          >
+            <legend>{t("users.add.how")}</legend>
+            <label class="check">
+              <input
+                type="radio"
+                name="how"
+                value="invite"
+                aria-invalid={errors.how ? "true" : undefined}
+                checked={values.how !== "password"}
+              />{" "}
+              {t("users.add.invite")}
+            </label>
+            <label class="check">
+              <input
+                type="radio"
+                name="how"
+                value="password"
+                aria-invalid={errors.how ? "true" : undefined}
+                checked={values.how === "password"}
+              />{" "}
+              {t("users.add.password")}
+            </label>
+            {errors.how && (
+              <p class="field-error" id="how-error">{errors.how}</p>
+            )}
+          </fieldset>
+          <label for="password">{t("users.add.passwordLabel")}</label>
+          <p class="hint" id="password-hint">{t("users.add.passwordHint")}</p>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            aria-describedby={describedBy(
+              "password-hint",
+              errors.password && "password-error",
+            )}
+            aria-invalid={errors.password ? "true" : undefined}
+          />
+          {errors.password && (
+            <p class="field-error" id="password-error">{errors.password}</p>
+          )}
+          <div class="actions">
+            <button type="submit" class="approve">
+              {t("users.add.submit")}
+            </button>
+          </div>
+        </form>
+      </section>
+
+      <section class="invitations" aria-labelledby="invitations-title">
+        <h2 id="invitations-title">{t("users.invitations.title")}</h2>
+        {props.invitations.length === 0
+          ? <p>{t("users.invitations.none")}</p>
+          : (
+            <ul class="queue">
+              {props.invitations.map((invitation, i) => (
+                <li class="card">
+                  <h3 id={`invitation-${i}`} class="email">
+                    {invitation.email}
+                  </h3>
+                  <p class="muted">
+                    {t(
+                      invitation.expired
+                        ? "users.invitations.expired"
+                        : "users.invitations.until",
+                      {
+                        role: roleName(t, invitation.role),
+                        date: invitation.until,
+                      },
+                    )}
+                  </p>
+                  <div class="actions">
+                    <form method="post" action="/admin/users">
+                      {csrf}
+                      <input
+                        type="hidden"
+                        name="email"
+                        value={invitation.email}
+                      />
+                      <input
+                        type="hidden"
+                        name="role"
+                        value={invitation.role}
+                      />
+                      <input type="hidden" name="how" value="invite" />
+                      <button
+                        type="submit"
+                        class="deny"
+                        aria-describedby={`invitation-${i}`}
+                      >
+                        {t("users.invitations.again")}
+                      </button>
+                    </form>
+                    <form method="post" action="/admin/invitations/withdraw">
+                      {csrf}
+                      <input
+                        type="hidden"
+                        name="email"
+                        value={invitation.email}
+                      />
+                      <button
+                        type="submit"
+                        class="deny"
+                        aria-describedby={`invitation-${i}`}
+                      >
+                        {t("users.invitations.withdraw")}
+                      </button>
+                    </form>
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+      </section>
+
       <form method="get" action="/admin/users" class="search" role="search">
         <label for="q">{t("users.search.label")}</label>
         <div class="row">
@@ -211,162 +367,6 @@ export function UsersView(
           )}
         </nav>
       )}
-
-      <section class="card" id="add" aria-labelledby="add-title">
-        <h2 id="add-title">{t("users.add.title")}</h2>
-        <form method="post" action="/admin/users">
-          {csrf}
-          <label for="email">{t("users.add.email")}</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="off"
-            required
-            value={values.email}
-            aria-describedby={describedBy(errors.email && "email-error")}
-            aria-invalid={errors.email ? "true" : undefined}
-          />
-          {errors.email && (
-            <p class="field-error" id="email-error">{errors.email}</p>
-          )}
-          <label for="role">{t("users.add.role")}</label>
-          <p class="hint" id="role-hint">{t("users.roles.hint")}</p>
-          <select
-            id="role"
-            name="role"
-            aria-describedby={describedBy(
-              "role-hint",
-              errors.role && "role-error",
-            )}
-            aria-invalid={errors.role ? "true" : undefined}
-          >
-            {USER_ROLES.map((role) => (
-              <option value={role} selected={role === values.role}>
-                {roleName(t, role)}
-              </option>
-            ))}
-          </select>
-          {errors.role && (
-            <p class="field-error" id="role-error">{errors.role}</p>
-          )}
-          <fieldset
-            aria-describedby={describedBy(errors.how && "how-error")}
-          >
-            <legend>{t("users.add.how")}</legend>
-            <label class="check">
-              <input
-                type="radio"
-                name="how"
-                value="invite"
-                aria-invalid={errors.how ? "true" : undefined}
-                checked={values.how !== "password"}
-              />{" "}
-              {t("users.add.invite")}
-            </label>
-            <label class="check">
-              <input
-                type="radio"
-                name="how"
-                value="password"
-                aria-invalid={errors.how ? "true" : undefined}
-                checked={values.how === "password"}
-              />{" "}
-              {t("users.add.password")}
-            </label>
-            {errors.how && (
-              <p class="field-error" id="how-error">{errors.how}</p>
-            )}
-          </fieldset>
-          <label for="password">{t("users.add.passwordLabel")}</label>
-          <p class="hint" id="password-hint">{t("users.add.passwordHint")}</p>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            aria-describedby={describedBy(
-              "password-hint",
-              errors.password && "password-error",
-            )}
-            aria-invalid={errors.password ? "true" : undefined}
-          />
-          {errors.password && (
-            <p class="field-error" id="password-error">{errors.password}</p>
-          )}
-          <div class="actions">
-            <button type="submit" class="approve">
-              {t("users.add.submit")}
-            </button>
-          </div>
-        </form>
-      </section>
-
-      <section aria-labelledby="invitations-title">
-        <h2 id="invitations-title">{t("users.invitations.title")}</h2>
-        {props.invitations.length === 0
-          ? <p>{t("users.invitations.none")}</p>
-          : (
-            <ul class="queue">
-              {props.invitations.map((invitation, i) => (
-                <li class="card">
-                  <h3 id={`invitation-${i}`} class="email">
-                    {invitation.email}
-                  </h3>
-                  <p class="muted">
-                    {t(
-                      invitation.expired
-                        ? "users.invitations.expired"
-                        : "users.invitations.until",
-                      {
-                        role: roleName(t, invitation.role),
-                        date: invitation.until,
-                      },
-                    )}
-                  </p>
-                  <div class="actions">
-                    <form method="post" action="/admin/users">
-                      {csrf}
-                      <input
-                        type="hidden"
-                        name="email"
-                        value={invitation.email}
-                      />
-                      <input
-                        type="hidden"
-                        name="role"
-                        value={invitation.role}
-                      />
-                      <input type="hidden" name="how" value="invite" />
-                      <button
-                        type="submit"
-                        class="deny"
-                        aria-describedby={`invitation-${i}`}
-                      >
-                        {t("users.invitations.again")}
-                      </button>
-                    </form>
-                    <form method="post" action="/admin/invitations/withdraw">
-                      {csrf}
-                      <input
-                        type="hidden"
-                        name="email"
-                        value={invitation.email}
-                      />
-                      <button
-                        type="submit"
-                        class="deny"
-                        aria-describedby={`invitation-${i}`}
-                      >
-                        {t("users.invitations.withdraw")}
-                      </button>
-                    </form>
-                  </div>
-                </li>
-              ))}
-            </ul>
-          )}
-      </section>
     </WebPage>
   );
 }

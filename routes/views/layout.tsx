@@ -54,6 +54,9 @@ input[type=checkbox]:focus-visible, input[type=radio]:focus-visible { outline: 3
 select.wide { width: 100%; }
 .email { overflow-wrap: anywhere; }
 p.label { font-weight: 600; margin: 0.9rem 0 0; }
+.card h3 { font-size: 1.05rem; margin: 0 0 0.25rem; }
+form.search, section.invitations { margin-top: 1.5rem; }
+h2.count { margin: 1rem 0 0; }
 nav.pager { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; margin: 1rem 0; }
 @media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --danger: #ff8a80; }
   button.approve { color: #10131a; } }
