@@ -459,6 +459,34 @@ Deno.test("invitation: a one-time link shown once (only its hash stored); the in
         404,
       );
     }
+    // An invitation whose e-mail got an account another way leaves the
+    // list, and its link says so.
+    const other = await postForm(ctx, "/admin/users", {
+      csrf_token: admin.csrf,
+      email: "twice@example.org",
+      role: "user",
+      how: "invite",
+    }, { cookie: admin.cookie });
+    const otherLink = linkOf(await other.text());
+    const listed =
+      /<h3[^>]*>twice@example\.org<\/h3><p class="muted">Member · the link/;
+    assert.match(
+      await (await get(ctx, "/admin/users", admin.cookie)).text(),
+      listed,
+    );
+    await createTestUser(ctx, { email: "twice@example.org" });
+    assert.doesNotMatch(
+      await (await get(ctx, "/admin/users", admin.cookie)).text(),
+      listed,
+    );
+    const late = await postForm(ctx, otherLink, {
+      password: "long enough password",
+    });
+    assert.equal(late.status, 409);
+    assert.match(await late.text(), /exists already: sign in instead/);
+    assert.equal(late.headers.get("set-cookie"), null);
+    assert.equal((await get(ctx, otherLink)).status, 200, "still unused");
+
     // An e-mail with an account cannot be invited.
     const taken = await postForm(ctx, "/admin/users", {
       csrf_token: admin.csrf,
@@ -467,7 +495,7 @@ Deno.test("invitation: a one-time link shown once (only its hash stored); the in
       how: "invite",
     }, { cookie: admin.cookie });
     assert.equal(taken.status, 409);
-    assert.equal(await countRows(ctx, "invitations"), 1);
+    assert.equal(await countRows(ctx, "invitations"), 2);
   } finally {
     ctx.close();
   }

@@ -4,9 +4,9 @@
  * the account exists. The database keeps only the SHA-256 of the link's
  * token; a link works once, for INVITATION_TTL_MS.
  */
-import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { invitations, type UserRole } from "../../db/schema.ts";
+import { invitations, type UserRole, users } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError, conflict, invalidRequest, notFound } from "../errors.ts";
 import { sha256Hex } from "../oauth/crypto.ts";
@@ -146,13 +146,20 @@ export async function acceptInvitation(
   }
 }
 
-/** The invitations not used yet (expired ones included), newest first, at most `limit`. */
+/**
+ * The invitations not used yet (expired ones included) of e-mails that have
+ * no account meanwhile, newest first, at most `limit`.
+ */
 export async function listOpenInvitations(
   db: Db,
   limit = 100,
 ): Promise<InvitationRow[]> {
-  return await db.select().from(invitations).where(isNull(invitations.usedAt))
-    .orderBy(desc(invitations.createdAt), desc(invitations.email)).limit(limit);
+  return await db.select().from(invitations).where(
+    and(
+      isNull(invitations.usedAt),
+      sql`not exists (select 1 from ${users} where ${users.email} = ${invitations.email})`,
+    ),
+  ).orderBy(desc(invitations.createdAt), desc(invitations.email)).limit(limit);
 }
 
 /** Withdraws the unused invitation of an e-mail (its link stops working); whether there was one. */
