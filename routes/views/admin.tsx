@@ -108,7 +108,7 @@ export interface AuthorisedApp {
   scopes: string;
 }
 
-/** The account page (`/account`): change the password, withdraw apps. */
+/** The account page (`/account`): change the e-mail or the password, withdraw apps. */
 export function AccountView(
   props: PageProps & {
     email: string;
@@ -116,6 +116,10 @@ export function AccountView(
     apps: AuthorisedApp[];
     notice?: string;
     passwordError?: string;
+    /** The new e-mail as typed, and the problems of its form. */
+    newEmail?: string;
+    emailError?: string;
+    emailPasswordError?: string;
   },
 ) {
   const { t } = props;
@@ -123,9 +127,55 @@ export function AccountView(
     <WebPage
       {...props}
       title={t("account.title")}
+      path="/account"
     >
       <h1>{t("account.title")}</h1>
       {props.notice && <p role="status">{props.notice}</p>}
+      <section class="card" aria-labelledby="email-title">
+        <h2 id="email-title">{t("users.email.title")}</h2>
+        <p id="email-now">{t("users.email.now", { email: props.email })}</p>
+        <form method="post" action="/account/email">
+          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <label for="new_email">{t("users.email.new")}</label>
+          <input
+            id="new_email"
+            name="email"
+            type="email"
+            autocomplete="email"
+            required
+            value={props.newEmail ?? ""}
+            aria-describedby={props.emailError
+              ? "email-now new_email-error"
+              : "email-now"}
+            aria-invalid={props.emailError ? "true" : undefined}
+          />
+          {props.emailError && (
+            <p class="field-error" id="new_email-error">{props.emailError}</p>
+          )}
+          <label for="email_password">{t("users.email.password")}</label>
+          <input
+            id="email_password"
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            aria-describedby={props.emailPasswordError
+              ? "email_password-error"
+              : undefined}
+            aria-invalid={props.emailPasswordError ? "true" : undefined}
+          />
+          {props.emailPasswordError && (
+            <p class="field-error" id="email_password-error">
+              {props.emailPasswordError}
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit" class="approve">
+              {t("users.email.submit")}
+            </button>
+          </div>
+        </form>
+      </section>
       <section class="card" aria-labelledby="password-title">
         <h2 id="password-title">{t("account.password")}</h2>
         {props.passwordError && (

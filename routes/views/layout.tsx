@@ -96,6 +96,24 @@ ul.dates { list-style: none; padding: 0; margin: 0; }
 ul.dates li { border-top: 1px solid #8885; padding: 0.6rem 0; }
 ul.dates p { margin: 0; }
 nav.pages { display: flex; justify-content: space-between; gap: 1rem; margin: 1rem 0; }
+fieldset { border: 1px solid #8885; border-radius: 0.75rem; padding: 0.25rem 1rem 1rem; margin: 1rem 0; min-width: 0; }
+legend { font-weight: 700; padding: 0 0.3rem; }
+label.check { display: flex; gap: 0.6rem; align-items: center; font-weight: 400; min-height: 2.75rem; margin: 0; }
+.switch { display: flex; gap: 0.75rem; align-items: flex-start; margin-top: 0.9rem; }
+.switch label { margin-top: 0; }
+input[type=checkbox], input[type=radio] { width: 1.35rem; height: 1.35rem; margin: 0.15rem 0 0; flex: 0 0 auto;
+  accent-color: var(--accent); }
+input[type=checkbox]:focus-visible, input[type=radio]:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.row { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: stretch; }
+.row > input, .row > select { flex: 1 1 12rem; width: auto; min-width: 0; }
+.row > button { flex: 0 1 auto; margin-top: 0.3rem; }
+select.wide { width: 100%; }
+.email { overflow-wrap: anywhere; }
+p.label { font-weight: 600; margin: 0.9rem 0 0; }
+.card h3 { font-size: 1.05rem; margin: 0 0 0.25rem; }
+form.search, section.invitations { margin-top: 1.5rem; }
+h2.count { margin: 1rem 0 0; }
+nav.pager { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; margin: 1rem 0; }
 @media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --danger: #ff8a80; }
   button.approve, button.danger { color: #10131a; } }
 `;

@@ -8,7 +8,9 @@ import { accountRoutes } from "./account.ts";
 import { eventPageRoutes } from "./events.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { settingsRoutes } from "./settings.ts";
 import { submitRoutes } from "./submit.ts";
+import { usersRoutes } from "./users.ts";
 
 /** Every page of the signed-in interface. */
 export function webRoutes(deps: RouteDeps) {
@@ -18,6 +20,8 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", submitRoutes(deps, web));
   app.route("/", moderationRoutes(deps, web));
   app.route("/", eventPageRoutes(deps, web));
+  app.route("/", usersRoutes(deps, web));
+  app.route("/", settingsRoutes(deps, web));
   return app;
 }
 
