@@ -42,7 +42,6 @@ export const users = sqliteTable("users", {
   ...timestamps,
 }, (t) => [index("users_role_idx").on(t.role)]);
 
-/** Instance settings as JSON values; also holds internal keys such as the JWT secret. */
 /**
  * Browser sessions of the web interface (db/migrations/0011_sessions.sql):
  * `id` is the SHA-256 of the cookie's token; `generation` the user's
@@ -57,6 +56,24 @@ export const sessions = sqliteTable("sessions", {
   createdAt: integer("createdAt", { mode: "timestamp_ms" }).notNull(),
   expiresAt: integer("expiresAt", { mode: "timestamp_ms" }).notNull(),
 }, (t) => [index("sessions_user_idx").on(t.userId)]);
+
+/**
+ * Invitations to an account (db/migrations/0012_invitations.sql): an admin
+ * copies a one-time link; `id` is the SHA-256 of its token. The account
+ * (`email`, `role`) is created when the invitee sets a password; `usedAt`
+ * then marks the link spent. One invitation per e-mail: inviting again
+ * replaces the earlier link.
+ */
+export const invitations = sqliteTable("invitations", {
+  id: text("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  role: text("role", { enum: USER_ROLES }).notNull().default("user"),
+  createdAt: integer("createdAt", { mode: "timestamp_ms" }).notNull(),
+  expiresAt: integer("expiresAt", { mode: "timestamp_ms" }).notNull(),
+  usedAt: integer("usedAt", { mode: "timestamp_ms" }),
+});
+
+/** Instance settings as JSON values; also holds internal keys such as the JWT secret. */
 
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),

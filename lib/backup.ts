@@ -28,6 +28,7 @@ export const BACKUP_VERSION = 1;
 const TABLE_ORDER = [
   "users",
   "sessions",
+  "invitations",
   "settings",
   "instances",
   "ap_users",

@@ -5,16 +5,29 @@
  * their `Accept-Language` that the catalogue has, else the instance's
  * locale, else English.
  */
+import * as adminUsers from "./i18n/admin-users.ts";
+import * as events from "./i18n/events.ts";
+import * as moderation from "./i18n/moderation.ts";
 import * as session from "./i18n/session.ts";
 
 // Each area of the interface keeps its strings in a file of lib/i18n/: one
 // `en` object (the keys) and one object per other language.
-const EN = { ...session.en } as const;
+const EN = {
+  ...session.en,
+  ...events.en,
+  ...moderation.en,
+  ...adminUsers.en,
+} as const;
 
 /** A string of the catalogue. */
 export type MessageKey = keyof typeof EN;
 
-const IT: Record<MessageKey, string> = { ...session.it };
+const IT: Record<MessageKey, string> = {
+  ...session.it,
+  ...events.it,
+  ...moderation.it,
+  ...adminUsers.it,
+};
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {
   en: EN,

@@ -43,6 +43,11 @@ export function serializeUserPublic(
   return { id: row.id, description: row.description, role: row.role };
 }
 
+/** Whether a (trimmed) string looks like an e-mail address, at most 320 characters. */
+export function isEmailAddress(email: string): boolean {
+  return email.length <= 320 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email);
+}
+
 /** E-mail addresses are compared trimmed and lower-cased. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -104,22 +109,31 @@ export async function findUserByEmail(
   return row;
 }
 
-/** One page of users, oldest first, with the total count. */
+/**
+ * One page of users, oldest first, with the total count; with `emailContains`,
+ * only those whose e-mail contains it (any case).
+ */
 export async function listUsers(
   db: Db,
   page: number,
   pageSize: number,
+  emailContains?: string,
 ): Promise<{ data: UserRow[]; count: number; totalPages: number }> {
+  // instr, not LIKE: the search text's % and _ stay plain characters.
+  const where = emailContains
+    ? sql`instr(${users.email}, ${normalizeEmail(emailContains)}) > 0`
+    : undefined;
   const [rows, [{ total }]] = await db.batch([
-    db.select().from(users).orderBy(asc(users.id)).limit(pageSize).offset(
-      (page - 1) * pageSize,
-    ),
-    db.select({ total: count() }).from(users),
+    db.select().from(users).where(where).orderBy(asc(users.id)).limit(
+      pageSize,
+    ).offset((page - 1) * pageSize),
+    db.select({ total: count() }).from(users).where(where),
   ]);
   return { data: rows, count: total, totalPages: Math.ceil(total / pageSize) };
 }
 
 export interface UserPatch {
+  email?: string;
   role?: UserRole;
   is_active?: boolean;
   description?: string;
@@ -136,7 +150,8 @@ async function otherActiveAdmins(db: Db, id: number): Promise<number> {
 
 /**
  * Changes a user. Refuses (409) to demote, deactivate or delete the last active
- * admin, so an instance can never lock itself out. A new password or a
+ * admin, so an instance can never lock itself out, and (409) an e-mail another
+ * account has. A new password or a
  * deactivation ends the user's earlier login tokens (the token generation
  * moves on) and revokes their OAuth grants, in the same batch.
  */
@@ -157,6 +172,7 @@ export async function updateUser(
   }
   const now = clock.now();
   const set: SQLiteUpdateSetSource<typeof users> = { updatedAt: now };
+  if (patch.email !== undefined) set.email = normalizeEmail(patch.email);
   if (patch.role !== undefined) set.role = patch.role;
   if (patch.is_active !== undefined) set.is_active = patch.is_active;
   if (patch.description !== undefined) set.description = patch.description;
@@ -169,13 +185,20 @@ export async function updateUser(
   const update = db.update(users).set(set).where(eq(users.id, id))
     .returning();
   let rows: UserRow[];
-  if (endsTokens) {
-    [rows] = await db.batch([
-      update,
-      ...revokeUserGrantsStatements(db, id, now),
-    ]);
-  } else {
-    rows = await update;
+  try {
+    if (endsTokens) {
+      [rows] = await db.batch([
+        update,
+        ...revokeUserGrantsStatements(db, id, now),
+      ]);
+    } else {
+      rows = await update;
+    }
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw conflict("A user with this e-mail already exists");
+    }
+    throw err;
   }
   if (!rows[0]) throw notFound("User");
   return rows[0];

@@ -29,8 +29,8 @@ import {
 } from "../lib/events/write.ts";
 import { invalidRequest, notFound } from "../lib/errors.ts";
 import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";
-import { emptyMediaTrash } from "../lib/media/cleanup.ts";
-import { checkImage, storeImage } from "../lib/media/upload.ts";
+import { emptyMediaTrashNow } from "../lib/media/cleanup.ts";
+import { imageSaver, parseFocalPoint } from "../lib/media/upload.ts";
 import { getSettings } from "../lib/settings.ts";
 import {
   bearerSecurity,
@@ -198,7 +198,8 @@ const eventFields = {
     type: z.union([z.string(), z.number()]).optional(),
   }).passthrough().nullable().optional().openapi({
     description:
-      "frequency: 1d..99y (1w, 2w, 1m, ...); type for monthly rules: ordinal, 1..4 or -1",
+      "frequency: 1d..99y (1w, 2w, 1m, ...); type for monthly rules: ordinal, 1..4 or -1; " +
+      "until (optional): Unix seconds, no occurrence starts after it",
   }),
   media: z.array(MediaInputSchema).max(10).optional(),
   status: z.enum(EVENT_STATUSES).optional(),
@@ -216,7 +217,8 @@ const eventFields = {
 const EventBody = z.object(eventFields).openapi("EventInput");
 const EventPatchBody = z.object(eventFields).partial().openapi("EventPatch");
 
-const MessageBody = z.object({
+/** A moderation note's fields (the web's moderation page validates with it too). */
+export const MessageBody = z.object({
   message: z.string().trim().min(1).max(5000),
   is_author_visible: z.boolean().optional(),
 }).openapi("MessageInput");
@@ -482,8 +484,14 @@ function listParam(value: string | string[] | undefined): string[] {
 function splitBody(body: z.infer<typeof EventPatchBody>) {
   const { image, image_name, image_focalpoint, ...input } = body;
   const focalpoint = image_focalpoint
-    ? image_focalpoint.split(",").map(Number) as [number, number]
+    ? parseFocalPoint(image_focalpoint)
     : undefined;
+  if (focalpoint === null) {
+    throw invalidRequest("The request is not valid", [{
+      field: "image_focalpoint",
+      message: "each coordinate must be in [-1, 1]",
+    }]);
+  }
   return { input: input as EventInput, image, image_name, focalpoint };
 }
 
@@ -509,33 +517,23 @@ export function eventRoutes(deps: RouteDeps) {
    * Checks an attached image, then returns what stores it (counted against
    * the uploader's quota; null: an anonymous submission) and gives its Media item.
    */
-  const imageSaver = async (
+  const saverOf = (
     image: File | undefined,
     name: string | undefined,
     focalpoint: [number, number] | undefined,
     ownerId: number | null,
-  ) => {
-    if (!image) return undefined;
-    const checked = checkImage(
-      new Uint8Array(await image.arrayBuffer()),
-      deps.config.mediaMaxBytes,
+  ) =>
+    imageSaver(
+      {
+        db,
+        clock: deps.clock,
+        media: deps.media,
+        quotaBytes: deps.config.mediaQuotaBytes,
+        maxBytes: deps.config.mediaMaxBytes,
+      },
+      image,
+      { name: name ?? image?.name, focalpoint, ownerId },
     );
-    return () =>
-      storeImage(
-        {
-          db,
-          clock: deps.clock,
-          media: deps.media,
-          quotaBytes: deps.config.mediaQuotaBytes,
-        },
-        checked,
-        {
-          name: name ?? image.name,
-          focalpoint,
-          ownerId,
-        },
-      );
-  };
 
   /**
    * Tells the fediverse what a change did to an event and its occurrences
@@ -572,7 +570,7 @@ export function eventRoutes(deps: RouteDeps) {
     respond: (ref: EventRef) => BatchRead<T>,
   ): Promise<T> => {
     const { input, image, image_name, focalpoint } = splitBody(body);
-    const saveImage = await imageSaver(
+    const saveImage = await saverOf(
       image,
       image_name,
       focalpoint,
@@ -673,7 +671,7 @@ export function eventRoutes(deps: RouteDeps) {
     async (c) => {
       const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
       const { input, image, image_name, focalpoint } = splitBody(body);
-      const saver = await imageSaver(
+      const saver = await saverOf(
         image,
         image_name,
         focalpoint,
@@ -724,16 +722,7 @@ export function eventRoutes(deps: RouteDeps) {
     await publish(
       await deleteEvent(await writeDeps(), c.get("auth").user, id),
     );
-    if (deps.media.kind !== "db") {
-      // Files the deletion removed leave the bucket now, not at the next sweep.
-      try {
-        await emptyMediaTrash({ db, media: deps.media });
-      } catch (err) {
-        deps.log.error("deleting removed media from the store failed", {
-          error: String(err),
-        });
-      }
-    }
+    await emptyMediaTrashNow({ db, media: deps.media, log: deps.log });
     return c.body(null, 204);
   });
 

@@ -3,7 +3,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiError, invalidRequest, notFound } from "../lib/errors.ts";
 import { httpDate, notModified } from "../lib/feeds/conditional.ts";
 import { parseRange } from "../lib/media/range.ts";
-import { checkImage, storeImage } from "../lib/media/upload.ts";
+import { imageSaver, parseFocalPoint } from "../lib/media/upload.ts";
 import { bearerSecurity, requireAuth } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { EVENT_WRITE_SCOPE, MediaSchema } from "./events.ts";
@@ -80,34 +80,31 @@ export function mediaRoutes(deps: RouteDeps) {
     },
     async (c) => {
       const { file, name, focalpoint } = c.req.valid("form");
-      const point = focalpoint?.split(",").map(Number) as
-        | [number, number]
-        | undefined;
-      if (point && point.some((v) => v < -1 || v > 1)) {
+      const point = focalpoint === undefined
+        ? undefined
+        : parseFocalPoint(focalpoint);
+      if (point === null) {
         throw invalidRequest("The request is not valid", [{
           field: "focalpoint",
           message: "each coordinate must be in [-1, 1]",
         }]);
       }
-      const checked = checkImage(
-        new Uint8Array(await file.arrayBuffer()),
-        deps.config.mediaMaxBytes,
-      );
-      const item = await storeImage(
+      const save = await imageSaver(
         {
           db,
           clock: deps.clock,
           media: deps.media,
           quotaBytes: deps.config.mediaQuotaBytes,
+          maxBytes: deps.config.mediaMaxBytes,
         },
-        checked,
+        file,
         {
           name: name ?? "",
           focalpoint: point,
           ownerId: c.get("auth").user.id,
         },
       );
-      return c.json(item, 201);
+      return c.json(await save!(), 201);
     },
   );
 

@@ -21,7 +21,7 @@ import { securityHeaders } from "./security-headers.ts";
 import { curationRoutes } from "./curation.ts";
 import { feedRoutes } from "./feeds.ts";
 import { pageRoutes } from "./pages.ts";
-import { webRoutes } from "./web/mod.ts";
+import { isWebUploadPath, webRoutes } from "./web/mod.ts";
 import { sourceRoutes } from "./sources.ts";
 import { SOURCE_MAX_BYTES } from "../lib/imports/sources.ts";
 import { publicReadCache } from "./cache.ts";
@@ -127,7 +127,8 @@ export function createApp(deps: AppDeps) {
     if (c.req.path === "/api/events/import") return calendarLimit(c, next);
     const upload =
       /^multipart\/form-data/i.test(c.req.header("content-type") ?? "") &&
-      (c.req.path === "/api/media" || c.req.path.startsWith("/api/events"));
+      (c.req.path === "/api/media" || c.req.path.startsWith("/api/events") ||
+        isWebUploadPath(c.req.path));
     return (upload ? uploadLimit : defaultLimit)(c, next);
   });
 

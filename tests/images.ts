@@ -126,3 +126,60 @@ export function webpExtended(
 ): Uint8Array<ArrayBuffer> {
   return riff("VP8X", [0x10, 0, 0, 0, ...le24(width - 1), ...le24(height - 1)]);
 }
+
+/** CRC-32 (PNG's chunk checksum). */
+function crc32(data: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of data) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** A PNG chunk with its length and CRC. */
+function chunk(type: string, data: Uint8Array): number[] {
+  const typed = new Uint8Array([...ascii(type), ...data]);
+  return [...be32(data.length), ...typed, ...be32(crc32(typed))];
+}
+
+/**
+ * A complete PNG that browsers draw: `width` x `height`, left half one
+ * colour and right half another (RGB), so a focal point can be seen.
+ */
+export async function solidPng(
+  width: number,
+  height: number,
+  left: [number, number, number],
+  right: [number, number, number],
+): Promise<Uint8Array<ArrayBuffer>> {
+  const rows: number[] = [];
+  for (let y = 0; y < height; y++) {
+    rows.push(0); // filter: none
+    for (let x = 0; x < width; x++) {
+      rows.push(...(x < width / 2 ? left : right));
+    }
+  }
+  const zlib = new Uint8Array(
+    await new Response(
+      new Blob([new Uint8Array(rows)]).stream().pipeThrough(
+        new CompressionStream("deflate"),
+      ),
+    ).arrayBuffer(),
+  );
+  const header = new Uint8Array([
+    ...be32(width),
+    ...be32(height),
+    8, // bit depth
+    2, // RGB
+    0,
+    0,
+    0,
+  ]);
+  return bytes(
+    PNG_SIGNATURE,
+    chunk("IHDR", header),
+    chunk("IDAT", zlib),
+    chunk("IEND", new Uint8Array()),
+  );
+}

@@ -35,6 +35,10 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "resources",
       "collections",
       "filters",
+      "sessions",
+      "invitations",
+      "sources",
+      "imported_events",
       "__drizzle_migrations",
     ]
   ) assert.ok(tables.has(t), `table ${t}`);
@@ -59,6 +63,9 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "events_series_idx",
       "events_unconfirmed_idx",
       "sessions_user_idx",
+      "invitations_email_unique",
+      "sources_user_idx",
+      "imported_events_event_idx",
       "event_tags_tag_start_idx",
       "event_tags_tag_last_idx",
     ]

@@ -325,3 +325,51 @@ Deno.test("parseRecurrence: unsupported inputs are 400 naming the field", () => 
       JSON.stringify(err.details).includes('"event.recurrent.frequency"'),
   );
 });
+
+Deno.test("recurrence: until ends a series (inclusive), whatever minCount asks; parseRecurrence keeps it and refuses a bad one", () => {
+  const rule = parseRecurrence({
+    frequency: "1w",
+    until: unix("2026-06-24T16:00:00Z"),
+  });
+  assert.deepEqual(rule, {
+    frequency: "1w",
+    type: "ordinal",
+    until: unix("2026-06-24T16:00:00Z"),
+  });
+  // Wednesdays at 18:00 in Rome (16:00 UTC): the 24th is the last.
+  assert.deepEqual(
+    iso(
+      series("2026-06-03T16:00:00Z", rule, 8, {
+        until: "2026-12-01T00:00:00Z",
+      }),
+    ),
+    [
+      "2026-06-03T16:00:00Z",
+      "2026-06-10T16:00:00Z",
+      "2026-06-17T16:00:00Z",
+      "2026-06-24T16:00:00Z",
+    ],
+  );
+  // A second earlier and the 24th is out.
+  assert.equal(
+    series("2026-06-03T16:00:00Z", { ...rule, until: rule.until! - 1 }, 8)
+      .length,
+    3,
+  );
+  for (const until of ["2026-06-24", -1, 1.5, 7_258_118_400]) {
+    assert.throws(
+      () => parseRecurrence({ frequency: "1w", until }),
+      (err: unknown) =>
+        err instanceof ApiError &&
+        JSON.stringify(err.details).includes('"recurrent.until"'),
+      String(until),
+    );
+  }
+  assert.deepEqual(
+    parseRecurrence({ frequency: "1m", type: -1, until: null }),
+    {
+      frequency: "1m",
+      type: "-1",
+    },
+  );
+});

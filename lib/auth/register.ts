@@ -7,7 +7,7 @@ import type { Db } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { type RateLimit, reserveRateLimitHit } from "../ratelimit.ts";
-import { createUser, type UserRow } from "../users.ts";
+import { createUser, isEmailAddress, type UserRow } from "../users.ts";
 import type { PasswordHasher } from "./password.ts";
 
 /** Five new accounts an hour from one address. */
@@ -30,7 +30,7 @@ export async function registerUser(
   clientAddress: string,
 ): Promise<UserRow> {
   const email = input.email.trim();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
+  if (!isEmailAddress(email)) {
     throw invalidRequest("The request is not valid", [
       { field: "email", message: "must be an e-mail address" },
     ]);

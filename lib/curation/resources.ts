@@ -44,20 +44,46 @@ export async function listResources(db: Db, q: ResourceQuery) {
       .leftJoin(events, eq(events.id, resources.eventId))
       .where(where),
   ]);
+  return {
+    data: await withActorsAndEvents(db, rows),
+    count: n,
+    totalPages: Math.ceil(n / q.pageSize),
+  };
+}
+
+/** Resource rows as listed: each with its actor and its event's summary. */
+async function withActorsAndEvents(
+  db: Db,
+  rows: {
+    resource: typeof resources.$inferSelect;
+    actor: typeof apUsers.$inferSelect | null;
+    event: typeof events.$inferSelect | null;
+  }[],
+) {
   const summaries = await loadSummaries(
     db,
     rows.flatMap((r) => r.event ? [r.event] : []),
   );
   const summaryById = new Map(summaries.map((s) => [s.id, s]));
-  return {
-    data: rows.map((r) => ({
-      ...serializeResourceShallow(r.resource),
-      APUser: r.actor ? serializeApUserShallow(r.actor) : null,
-      event: r.event ? summaryById.get(r.event.id) ?? null : null,
-    })),
-    count: n,
-    totalPages: Math.ceil(n / q.pageSize),
-  };
+  return rows.map((r) => ({
+    ...serializeResourceShallow(r.resource),
+    APUser: r.actor ? serializeApUserShallow(r.actor) : null,
+    event: r.event ? summaryById.get(r.event.id) ?? null : null,
+  }));
+}
+
+/** One resource as listResources lists it (actor, event), or null when unknown. */
+export async function findResource(db: Db, id: number) {
+  const rows = await db.select({
+    resource: resources,
+    actor: apUsers,
+    event: events,
+  }).from(resources)
+    .leftJoin(apUsers, eq(apUsers.ap_id, resources.apUserApId))
+    .leftJoin(events, eq(events.id, resources.eventId))
+    .where(eq(resources.id, id));
+  const [found] = await withActorsAndEvents(db, rows);
+  return found ?? null;
 }
 
 /** Hides or shows a resource; 404 when unknown. */

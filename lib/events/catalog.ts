@@ -127,3 +127,17 @@ export async function updatePlace(
     throw err;
   }
 }
+
+/**
+ * The place a form names by its name alone (any case), when exactly one
+ * place has that name; otherwise undefined (a new place is made, or the
+ * one with that name and no address).
+ */
+export async function placeIdByName(
+  db: Db,
+  name: string,
+): Promise<number | undefined> {
+  const rows = await db.select({ id: places.id }).from(places)
+    .where(sql`${places.name} = ${name.trim()} collate nocase`).limit(2);
+  return rows.length === 1 ? rows[0].id : undefined;
+}

@@ -2,6 +2,7 @@
 import {
   and,
   asc,
+  count,
   desc,
   eq,
   inArray,
@@ -11,7 +12,13 @@ import {
   sql,
 } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { events, eventTags, places, tags } from "../../db/schema.ts";
+import {
+  events,
+  eventTags,
+  places,
+  type Recurrence,
+  tags,
+} from "../../db/schema.ts";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import {
   type BatchItem,
@@ -388,6 +395,49 @@ export type UnconfirmedEvent = EventSummary & {
 };
 
 /**
+ * What puts an event in the moderation queue: hidden and local; a hidden
+ * series by its template only, an occurrence only when hidden on its own.
+ */
+function unconfirmedCondition(): SQL | undefined {
+  const parent = sql.identifier("parent_event");
+  return and(
+    eq(events.is_visible, false),
+    isNull(events.apUserApId),
+    or(
+      isNull(events.parentId),
+      sql`exists (select 1 from ${events} ${parent} where ${parent}.${
+        sql.identifier("id")
+      } = ${events.parentId} and ${parent}.${
+        sql.identifier("is_visible")
+      } = 1)`,
+    ),
+  );
+}
+
+/** One page of the queue, oldest submission first. */
+function unconfirmedQuery(db: Db, page: number, max: number) {
+  return db.select({
+    ...summaryColumns,
+    createdAt: events.createdAt,
+    userId: events.userId,
+  }).from(events)
+    .leftJoin(places, eq(places.id, events.placeId))
+    .where(unconfirmedCondition())
+    .orderBy(asc(events.createdAt), asc(events.id))
+    .limit(max).offset((page - 1) * max);
+}
+
+function unconfirmedOf(
+  row: SummaryRow & { createdAt: Date; userId: number | null },
+): UnconfirmedEvent {
+  return {
+    ...summaryOf(row),
+    createdAt: row.createdAt.toISOString(),
+    userId: row.userId,
+  };
+}
+
+/**
  * The moderation queue: local events waiting for confirmation (hidden:
  * anonymous submissions, and events their owner or a moderator hid), oldest
  * submission first. A hidden series is listed once, by its template; an
@@ -399,30 +449,86 @@ export async function listUnconfirmedEvents(
   page: number,
   max: number,
 ): Promise<UnconfirmedEvent[]> {
-  const parent = sql.identifier("parent_event");
-  const rows = await db.select({
+  const rows = await unconfirmedQuery(db, page, max);
+  return rows.map(unconfirmedOf);
+}
+
+/** One page of the moderation queue and how many events wait in all (one round trip). */
+export async function listUnconfirmedPage(
+  db: Db,
+  page: number,
+  max: number,
+): Promise<{ events: UnconfirmedEvent[]; count: number }> {
+  const [rows, [{ n }]] = await db.batch([
+    unconfirmedQuery(db, page, max),
+    db.select({ n: count() }).from(events).where(unconfirmedCondition()),
+  ]);
+  return { events: rows.map(unconfirmedOf), count: n };
+}
+
+/** A summary with what the owner's page needs besides: visibility and series links. */
+export type OwnEvent = EventSummary & {
+  is_visible: boolean;
+  parentId: number | null;
+  /** The series' rule (a template); null for a single event or an occurrence. */
+  recurrent: Recurrence | null;
+};
+
+/** A row of the owner's page: a single event, or a series with its next dates. */
+export type OwnEventGroup = OwnEvent & {
+  /** For a series: its occurrences not over yet, soonest first (bounded). */
+  occurrences: OwnEvent[];
+};
+
+/**
+ * A user's events as their page lists them: single events and series
+ * (occurrences grouped under their series, those not over at `now`, at most
+ * `perSeries` each), newest start first, a page of `max`, and whether
+ * another page follows. Two round trips.
+ */
+export async function listOwnEventGroups(
+  db: Db,
+  userId: number,
+  now: number,
+  page: number,
+  max: number,
+  perSeries = 12,
+): Promise<{ groups: OwnEventGroup[]; more: boolean }> {
+  const columns = {
     ...summaryColumns,
-    createdAt: events.createdAt,
-    userId: events.userId,
-  }).from(events)
-    .leftJoin(places, eq(places.id, events.placeId))
-    .where(and(
-      eq(events.is_visible, false),
-      isNull(events.apUserApId),
-      or(
-        isNull(events.parentId),
-        sql`exists (select 1 from ${events} ${parent} where ${parent}.${
-          sql.identifier("id")
-        } = ${events.parentId} and ${parent}.${
-          sql.identifier("is_visible")
-        } = 1)`,
-      ),
-    ))
-    .orderBy(asc(events.createdAt), asc(events.id))
-    .limit(max).offset((page - 1) * max);
-  return rows.map((row) => ({
+    is_visible: events.is_visible,
+    parentId: events.parentId,
+    recurrent: events.recurrent,
+  };
+  const own = (row: SummaryRow & Omit<OwnEvent, keyof EventSummary>) => ({
     ...summaryOf(row),
-    createdAt: row.createdAt.toISOString(),
-    userId: row.userId,
-  }));
+    is_visible: row.is_visible,
+    parentId: row.parentId,
+    recurrent: row.recurrent,
+  });
+  // One more than the page: whether another follows.
+  const read = await db.select(columns).from(events)
+    .leftJoin(places, eq(places.id, events.placeId))
+    .where(and(eq(events.userId, userId), isNull(events.parentId)))
+    .orderBy(desc(events.start_datetime), desc(events.id))
+    .limit(max + 1).offset((page - 1) * max);
+  const tops = read.slice(0, max);
+  const series = tops.filter((t) => t.recurrent !== null);
+  const children = series.length === 0 ? [] : await db.batch(
+    series.map((s) =>
+      db.select(columns).from(events)
+        .leftJoin(places, eq(places.id, events.placeId))
+        .where(and(eq(events.parentId, s.id), sql`${lastMoment} >= ${now}`))
+        .orderBy(asc(events.start_datetime), asc(events.id))
+        .limit(perSeries)
+    ) as unknown as [BatchItem, ...BatchItem[]],
+  ) as unknown as (typeof tops)[];
+  const bySeries = new Map(series.map((s, i) => [s.id, children[i]]));
+  return {
+    groups: tops.map((t) => ({
+      ...own(t),
+      occurrences: (bySeries.get(t.id) ?? []).map(own),
+    })),
+    more: read.length > max,
+  };
 }

@@ -1,5 +1,5 @@
 /** Moderation notes on events. */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { messages } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
@@ -52,4 +52,41 @@ export async function listMessages(db: Db, user: UserRow, eventId: number) {
     ),
   ).orderBy(asc(messages.createdAt), asc(messages.id));
   return rows.map(serializeMessage);
+}
+
+/** How many messages of each event the moderation queue shows (the latest). */
+export const QUEUE_MESSAGES_LIMIT = 50;
+
+/**
+ * The messages of several events for a moderator, oldest first, the latest
+ * `limit` of each: one statement whatever the number of events.
+ */
+export async function listMessagesOfEvents(
+  db: Db,
+  user: UserRow,
+  eventIds: number[],
+  limit = QUEUE_MESSAGES_LIMIT,
+): Promise<Map<number, ReturnType<typeof serializeMessage>[]>> {
+  if (!isModerator(user)) {
+    throw forbidden("Only an editor or an admin may read these");
+  }
+  const byEvent = new Map(
+    eventIds.map((id) => [id, [] as ReturnType<typeof serializeMessage>[]]),
+  );
+  if (eventIds.length === 0) return byEvent;
+  const ranked = db.select({
+    id: messages.id,
+    rank: sql<
+      number
+    >`row_number() over (partition by ${messages.eventId} order by ${messages.createdAt} desc, ${messages.id} desc)`
+      .as("rank"),
+  }).from(messages).where(inArray(messages.eventId, eventIds)).as("ranked");
+  const rows: MessageRow[] = await db.select({ message: messages }).from(
+    messages,
+  ).innerJoin(ranked, eq(ranked.id, messages.id))
+    .where(sql`${ranked.rank} <= ${limit}`)
+    .orderBy(asc(messages.createdAt), asc(messages.id))
+    .then((r) => r.map((x) => x.message));
+  for (const row of rows) byEvent.get(row.eventId)?.push(serializeMessage(row));
+  return byEvent;
 }

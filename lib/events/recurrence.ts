@@ -14,12 +14,16 @@ export interface RecurrenceRule {
   frequency: string;
   /** Normalized: "ordinal" | "1" | "2" | "3" | "4" | "-1". */
   type: string;
+  /** Unix seconds: no occurrence starts after this moment (absent: no end). */
+  until?: number;
 }
 
 const FREQUENCY_RE = /^(\d{1,2})([dwmy])$/;
 const MONTHLY_TYPES = new Set(["ordinal", "1", "2", "3", "4", "-1"]);
 const DEFAULT_MAX_COUNT = 500;
 const DAY_MS = 86_400_000;
+/** Unix seconds of 2200-01-01, the API's bound on times. */
+const MAX_UNTIL = 7_258_118_400;
 // rrule stops at year 9999 anyway; an explicit bound keeps `between` usable.
 const FAR_FUTURE = new Date(Date.UTC(9999, 11, 31, 23, 59, 59));
 
@@ -57,6 +61,19 @@ export function parseRecurrence(
     ? String(rawType).trim().toLowerCase()
     : undefined;
 
+  const rawUntil = rec.until;
+  if (
+    rawUntil !== undefined && rawUntil !== null &&
+    (typeof rawUntil !== "number" || !Number.isInteger(rawUntil) ||
+      rawUntil < 0 || rawUntil >= MAX_UNTIL)
+  ) {
+    throw invalidRequest("Invalid recurrence", [{
+      field: `${field}.until`,
+      message: "Must be Unix seconds (the last moment an occurrence may start)",
+    }]);
+  }
+  const until = typeof rawUntil === "number" ? { until: rawUntil } : {};
+
   if (unit === "m") {
     if (type === undefined || !MONTHLY_TYPES.has(type)) {
       throw invalidRequest("Invalid recurrence", [{
@@ -64,7 +81,7 @@ export function parseRecurrence(
         message: 'Monthly type must be "ordinal", 1, 2, 3, 4 or -1',
       }]);
     }
-    return { frequency, type };
+    return { frequency, type, ...until };
   }
   // Days, weeks and years have no relative variant, so the type only matters
   // as far as rejecting garbage.
@@ -74,10 +91,14 @@ export function parseRecurrence(
       message: 'Must be "ordinal" or "relative" (or omitted)',
     }]);
   }
-  return { frequency, type: "ordinal" };
+  return { frequency, type: "ordinal", ...until };
 }
 
-/** Occurrence start times (Unix seconds) of a series, in order. */
+/**
+ * Occurrence start times (Unix seconds) of a series, in order: from `from`,
+ * until `until` or `minCount` slots (whichever gives more), never more than
+ * `maxCount`, and never one starting after the rule's own `until`.
+ */
 export function occurrenceStarts(params: {
   start: number;
   rule: RecurrenceRule;
@@ -95,6 +116,7 @@ export function occurrenceStarts(params: {
   // Returns false when no more slots are wanted.
   const offer = (slot: number): boolean => {
     if (out.length >= maxCount) return false;
+    if (rule.until !== undefined && slot > rule.until) return false;
     if (slot >= until && out.length >= minCount) return false;
     out.push(slot);
     return out.length < maxCount;
@@ -215,8 +237,12 @@ function offsetMs(instantMs: number, timeZone: string): number {
   return local.getTime() - instant;
 }
 
-/** The instant a floating local time denotes in `timeZone`. */
-function localToInstantMs(localMs: number, timeZone: string): number {
+/**
+ * The instant (ms) a floating local time (ms, its UTC fields read as the
+ * wall clock) denotes in `timeZone`: in a fall-back overlap the earlier
+ * one, in a spring-forward gap the wall time moved forward by the gap.
+ */
+export function localToInstantMs(localMs: number, timeZone: string): number {
   // Zones change offset at most once within a couple of days, so the
   // offsets a day either side cover every candidate.
   const before = offsetMs(localMs - DAY_MS, timeZone);

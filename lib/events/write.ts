@@ -55,7 +55,8 @@ export interface EventInput {
   description?: string;
   start_datetime?: number;
   end_datetime?: number | null;
-  place_id?: number;
+  /** A place by id; null takes the event's place away (it then needs an online location). */
+  place_id?: number | null;
   place_name?: string;
   place_address?: string;
   place_latitude?: number | null;
@@ -138,7 +139,7 @@ function placeIdSql(ref: PlaceRef): SQL | number | null {
 function lookupQuery(db: Db, input: EventInput): BatchRead<Lookups> {
   const statements: BatchItem[] = [];
   const placeAt = statements.length;
-  if (input.place_id !== undefined) {
+  if (input.place_id != null) {
     statements.push(
       db.select({ id: places.id }).from(places).where(
         eq(places.id, input.place_id),
@@ -197,6 +198,7 @@ function resolvePlace(
   current: EventRow | null,
   lookups: Lookups,
 ): PlaceRef {
+  if (input.place_id === null) return { kind: "none" };
   if (input.place_id !== undefined) {
     if (lookups.placeId === undefined) {
       throw invalidRequest("Unknown place", [{
@@ -313,6 +315,12 @@ function prepare(
         ]);
       }
       const rule = parseRecurrence(input.recurrent);
+      if (rule.until !== undefined && rule.until < start) {
+        throw invalidRequest("The series ends before it starts", [{
+          field: "recurrent.until",
+          message: "must not be before start_datetime",
+        }]);
+      }
       recurrent = {
         ...rule,
         exclude: (current?.recurrent?.exclude as number[]) ?? [],

@@ -183,6 +183,14 @@ function recurrenceLines(
   if (rule.byMonth) parts.push(`BYMONTH=${rule.byMonth.join(",")}`);
   if (rule.byMonthDay) parts.push(`BYMONTHDAY=${rule.byMonthDay.join(",")}`);
   if (rule.byDay) parts.push(`BYDAY=${rule.byDay.join(",")}`);
+  // With a TZID'd DTSTART, UNTIL is in UTC (RFC 5545 3.3.10).
+  if (rule.until !== undefined) {
+    parts.push(
+      `UNTIL=${
+        new Date(rule.until * 1000).toISOString().replace(/[-:]|\.\d+/g, "")
+      }`,
+    );
+  }
   const lines = [`RRULE:${parts.join(";")}`];
   if (exdates.length) {
     const utc = isUtc(timeZone);

@@ -20,6 +20,8 @@ export interface RulePlan {
   byDay?: string[];
   byMonthDay?: number[];
   byMonth?: number[];
+  /** UNTIL: the last moment an occurrence may start (Unix seconds). */
+  until?: number;
 }
 
 export interface SeriesPlan {
@@ -51,22 +53,29 @@ export function rulePlan(
   const interval = Number(match[1]);
   const local = wallClock(start * 1000, timeZone);
   const weekday = DAY_CODES[local.weekday];
+  const until = rule.until !== undefined ? { until: rule.until } : {};
   switch (match[2]) {
     case "d":
-      return { freq: "DAILY", interval };
+      return { freq: "DAILY", interval, ...until };
     case "w":
-      return { freq: "WEEKLY", interval, byDay: [weekday] };
+      return { freq: "WEEKLY", interval, byDay: [weekday], ...until };
     case "y":
       return {
         freq: "YEARLY",
         interval,
         byMonth: [local.month],
         byMonthDay: [local.day],
+        ...until,
       };
     default:
       return rule.type === "ordinal"
-        ? { freq: "MONTHLY", interval, byMonthDay: [local.day] }
-        : { freq: "MONTHLY", interval, byDay: [`${rule.type}${weekday}`] };
+        ? { freq: "MONTHLY", interval, byMonthDay: [local.day], ...until }
+        : {
+          freq: "MONTHLY",
+          interval,
+          byDay: [`${rule.type}${weekday}`],
+          ...until,
+        };
   }
 }
 

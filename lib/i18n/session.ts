@@ -1,6 +1,6 @@
 /**
- * The strings of the sign-in, registration, account, submission and
- * moderation pages (see lib/i18n.ts for how catalogues combine).
+ * The strings of the sign-in, registration, account and submission pages
+ * (see lib/i18n.ts for how catalogues combine).
  */
 
 /** English: the reference every other language follows key by key. */
@@ -21,14 +21,6 @@ export const en = {
   "signIn.submit": "Sign in",
   "signIn.wrong": "Wrong e-mail or password, or the account is disabled.",
   "signIn.tooMany": "Too many attempts: wait a while and try again.",
-  "queue.title": "Waiting for confirmation",
-  "queue.signedInAs": "signed in as {name}",
-  "queue.empty": "Nothing is waiting.",
-  "queue.confirmed": "Confirmed.",
-  "queue.submittedBy": "Submitted by {who}",
-  "queue.anonymous": "anonymous",
-  "queue.user": "user #{id}",
-  "queue.confirm": "Confirm",
   "signOut": "Sign out",
   "submit.title": "Submit an event",
   "submit.waits": "Your event is published once an editor has confirmed it.",
@@ -95,14 +87,6 @@ export const it: Record<keyof typeof en, string> = {
   "signIn.submit": "Accedi",
   "signIn.wrong": "E-mail o password errate, oppure l'account è disattivato.",
   "signIn.tooMany": "Troppi tentativi: aspetta un po' e riprova.",
-  "queue.title": "In attesa di conferma",
-  "queue.signedInAs": "accesso come {name}",
-  "queue.empty": "Niente in attesa.",
-  "queue.confirmed": "Confermato.",
-  "queue.submittedBy": "Proposto da {who}",
-  "queue.anonymous": "anonimo",
-  "queue.user": "utente n. {id}",
-  "queue.confirm": "Conferma",
   "signOut": "Esci",
   "submit.title": "Proponi un evento",
   "submit.waits":

@@ -14,6 +14,7 @@ import {
   mediaTrash,
 } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
 import type { MediaStore } from "./store.ts";
 
 type BatchItem = Parameters<Db["batch"]>[0][number];
@@ -93,6 +94,24 @@ export async function emptyMediaTrash(
     await db.delete(mediaTrash).where(inArray(mediaTrash.name, deleted));
   }
   return { deleted: deleted.length, failed };
+}
+
+/**
+ * After an event was deleted: the files it took with it leave an external
+ * store now rather than at the next sweep. A failure is logged; the sweep
+ * retries it.
+ */
+export async function emptyMediaTrashNow(
+  deps: { db: Db; media: MediaStore; log: Logger },
+): Promise<void> {
+  if (deps.media.kind === "db") return;
+  try {
+    await emptyMediaTrash(deps);
+  } catch (err) {
+    deps.log.error("deleting removed media from the store failed", {
+      error: String(err),
+    });
+  }
 }
 
 /**

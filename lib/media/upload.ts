@@ -110,3 +110,33 @@ export async function storeImage(
     focalpoint: meta.focalpoint ?? [0, 0],
   };
 }
+
+/** A focal point typed as `x,y`, each in [-1, 1]; null when it is not one. */
+export function parseFocalPoint(text: string): [number, number] | null {
+  const match = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text);
+  if (!match) return null;
+  const point: [number, number] = [Number(match[1]), Number(match[2])];
+  return point.every((v) => v >= -1 && v <= 1) ? point : null;
+}
+
+/**
+ * Checks an uploaded file at once (413, 415) and returns what stores it,
+ * to be called once everything else about the write is known to be valid
+ * (an event write's `saveImage`); undefined when no file was sent.
+ */
+export async function imageSaver(
+  deps: UploadDeps & { maxBytes: number },
+  file: File | undefined,
+  meta: {
+    name?: string;
+    focalpoint?: [number, number];
+    ownerId: number | null;
+  },
+): Promise<(() => Promise<MediaItem>) | undefined> {
+  if (!file) return undefined;
+  const checked = checkImage(
+    new Uint8Array(await file.arrayBuffer()),
+    deps.maxBytes,
+  );
+  return () => storeImage(deps, checked, meta);
+}

@@ -1,4 +1,4 @@
-/** The sign-in form and the moderation queue of the web interface. */
+/** The sign-in, registration, account and submission pages of the web interface. */
 import { type PageProps, WebPage } from "./web.tsx";
 
 /** The sign-in form (`/login`). */
@@ -41,253 +41,6 @@ export function LoginView(
           </button>
         </div>
       </form>
-    </WebPage>
-  );
-}
-
-/** An event waiting in the moderation queue, as the page shows it. */
-export interface QueuedEvent {
-  id: number;
-  title: string;
-  /** When it starts, in words, in the instance's time zone. */
-  when: string;
-  place: string | null;
-  /** Who submitted it, in words. */
-  submitter: string;
-}
-
-/** The moderation queue (`/admin`): events waiting for confirmation, each with a Confirm button. */
-export function QueueView(
-  props: PageProps & {
-    csrfToken: string;
-    events: QueuedEvent[];
-    notice?: string;
-  },
-) {
-  return (
-    <WebPage
-      {...props}
-      title={props.t("queue.title")}
-    >
-      <h1>{props.t("queue.title")}</h1>
-      {props.notice && <p role="status">{props.notice}</p>}
-      {props.events.length === 0
-        ? <p>{props.t("queue.empty")}</p>
-        : (
-          <ul class="queue">
-            {props.events.map((e) => (
-              <li class="card">
-                <h2 id={`event-${e.id}`}>{e.title}</h2>
-                <p>
-                  {e.when}
-                  {e.place ? ` · ${e.place}` : ""}
-                </p>
-                <p class="muted">
-                  {props.t("queue.submittedBy", { who: e.submitter })}
-                </p>
-                <form method="post" action={`/admin/events/${e.id}/confirm`}>
-                  <input
-                    type="hidden"
-                    name="csrf_token"
-                    value={props.csrfToken}
-                  />
-                  <div class="actions">
-                    <button
-                      type="submit"
-                      class="approve"
-                      aria-describedby={`event-${e.id}`}
-                    >
-                      {props.t("queue.confirm")}
-                    </button>
-                  </div>
-                </form>
-              </li>
-            ))}
-          </ul>
-        )}
-    </WebPage>
-  );
-}
-
-/** The fields of the submission form, as typed. */
-export type SubmitFields = Record<
-  | "title"
-  | "start"
-  | "end"
-  | "place_name"
-  | "place_address"
-  | "online_link"
-  | "tags"
-  | "description",
-  string
->;
-
-/** The submission form (`/submit`): what was typed is kept, problems shown next to their field. */
-export function SubmitView(
-  props: PageProps & {
-    timeZone: string;
-    anonymous: boolean;
-    csrfToken: string | null;
-    values: SubmitFields;
-    errors: Partial<Record<keyof SubmitFields, string>>;
-    error?: string;
-  },
-) {
-  const { values, errors, t } = props;
-  /** A labelled field with its hint and its problem, tied by aria-describedby. */
-  const field = (
-    name: keyof SubmitFields,
-    label: string,
-    input: (describedBy: string | undefined) => unknown,
-    hint?: string,
-  ) => {
-    const ids = [
-      hint ? `${name}-hint` : "",
-      errors[name] ? `${name}-error` : "",
-    ].filter(Boolean).join(" ") || undefined;
-    return (
-      <div>
-        <label for={name}>{label}</label>
-        {hint && <p class="hint" id={`${name}-hint`}>{hint}</p>}
-        {input(ids)}
-        {errors[name] && (
-          <p class="field-error" id={`${name}-error`}>{errors[name]}</p>
-        )}
-      </div>
-    );
-  };
-  return (
-    <WebPage
-      {...props}
-      title={t("submit.title")}
-    >
-      <h1>{t("submit.title")}</h1>
-      {props.anonymous && <p>{t("submit.waits")}</p>}
-      {props.error && <p class="error" role="alert">{props.error}</p>}
-      <form method="post" action="/submit">
-        {props.csrfToken && (
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
-        )}
-        {field("title", t("submit.field.title"), (d) => (
-          <input
-            id="title"
-            name="title"
-            type="text"
-            required
-            maxlength={200}
-            value={values.title}
-            aria-describedby={d}
-            aria-invalid={errors.title ? "true" : undefined}
-          />
-        ))}
-        {field(
-          "start",
-          t("submit.field.start"),
-          (d) => (
-            <input
-              id="start"
-              name="start"
-              type="datetime-local"
-              required
-              value={values.start}
-              aria-describedby={d}
-              aria-invalid={errors.start ? "true" : undefined}
-            />
-          ),
-          t("submit.hint.start", { zone: props.timeZone }),
-        )}
-        {field("end", t("submit.field.end"), (d) => (
-          <input
-            id="end"
-            name="end"
-            type="datetime-local"
-            value={values.end}
-            aria-describedby={d}
-            aria-invalid={errors.end ? "true" : undefined}
-          />
-        ), t("submit.hint.end"))}
-        {field("place_name", t("submit.field.place_name"), (d) => (
-          <input
-            id="place_name"
-            name="place_name"
-            type="text"
-            maxlength={200}
-            value={values.place_name}
-            aria-describedby={d}
-            aria-invalid={errors.place_name ? "true" : undefined}
-          />
-        ))}
-        {field("place_address", t("submit.field.place_address"), (d) => (
-          <input
-            id="place_address"
-            name="place_address"
-            type="text"
-            maxlength={500}
-            value={values.place_address}
-            aria-describedby={d}
-            aria-invalid={errors.place_address ? "true" : undefined}
-          />
-        ))}
-        {field(
-          "online_link",
-          t("submit.field.online_link"),
-          (d) => (
-            <input
-              id="online_link"
-              name="online_link"
-              type="url"
-              value={values.online_link}
-              aria-describedby={d}
-              aria-invalid={errors.online_link ? "true" : undefined}
-            />
-          ),
-          t("submit.hint.online_link"),
-        )}
-        {field("tags", t("submit.field.tags"), (d) => (
-          <input
-            id="tags"
-            name="tags"
-            type="text"
-            value={values.tags}
-            aria-describedby={d}
-            aria-invalid={errors.tags ? "true" : undefined}
-          />
-        ), t("submit.hint.tags"))}
-        {field("description", t("submit.field.description"), (d) => (
-          <textarea
-            id="description"
-            name="description"
-            aria-describedby={d}
-            aria-invalid={errors.description ? "true" : undefined}
-          >
-            {values.description}
-          </textarea>
-        ), t("submit.hint.description"))}
-        <div class="actions">
-          <button type="submit" class="approve">{t("submit.send")}</button>
-        </div>
-      </form>
-    </WebPage>
-  );
-}
-
-/** What follows a submission that waits for confirmation. */
-export function SubmittedView(
-  props: PageProps & {
-    title: string;
-  },
-) {
-  return (
-    <WebPage
-      {...props}
-      title={props.t("submitted.title")}
-    >
-      <h1>{props.t("submitted.title")}</h1>
-      <p role="status">{props.t("submitted.text", { title: props.title })}</p>
-      <p>
-        <a href="/submit">{props.t("submitted.another")}</a> ·{" "}
-        <a href="/">{props.t("home")}</a>
-      </p>
     </WebPage>
   );
 }
@@ -355,7 +108,7 @@ export interface AuthorisedApp {
   scopes: string;
 }
 
-/** The account page (`/account`): change the password, withdraw apps. */
+/** The account page (`/account`): change the e-mail or the password, withdraw apps. */
 export function AccountView(
   props: PageProps & {
     email: string;
@@ -363,6 +116,10 @@ export function AccountView(
     apps: AuthorisedApp[];
     notice?: string;
     passwordError?: string;
+    /** The new e-mail as typed, and the problems of its form. */
+    newEmail?: string;
+    emailError?: string;
+    emailPasswordError?: string;
   },
 ) {
   const { t } = props;
@@ -370,9 +127,55 @@ export function AccountView(
     <WebPage
       {...props}
       title={t("account.title")}
+      path="/account"
     >
       <h1>{t("account.title")}</h1>
       {props.notice && <p role="status">{props.notice}</p>}
+      <section class="card" aria-labelledby="email-title">
+        <h2 id="email-title">{t("users.email.title")}</h2>
+        <p id="email-now">{t("users.email.now", { email: props.email })}</p>
+        <form method="post" action="/account/email">
+          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <label for="new_email">{t("users.email.new")}</label>
+          <input
+            id="new_email"
+            name="email"
+            type="email"
+            autocomplete="email"
+            required
+            value={props.newEmail ?? ""}
+            aria-describedby={props.emailError
+              ? "email-now new_email-error"
+              : "email-now"}
+            aria-invalid={props.emailError ? "true" : undefined}
+          />
+          {props.emailError && (
+            <p class="field-error" id="new_email-error">{props.emailError}</p>
+          )}
+          <label for="email_password">{t("users.email.password")}</label>
+          <input
+            id="email_password"
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            aria-describedby={props.emailPasswordError
+              ? "email_password-error"
+              : undefined}
+            aria-invalid={props.emailPasswordError ? "true" : undefined}
+          />
+          {props.emailPasswordError && (
+            <p class="field-error" id="email_password-error">
+              {props.emailPasswordError}
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit" class="approve">
+              {t("users.email.submit")}
+            </button>
+          </div>
+        </form>
+      </section>
       <section class="card" aria-labelledby="password-title">
         <h2 id="password-title">{t("account.password")}</h2>
         {props.passwordError && (

@@ -6,13 +6,15 @@
  * - `GET /register`, `POST /register` (when `allow_registration` is on): a
  *   new account with the role `user`, signed in at once.
  * - `GET /account`: change the password (which ends every other session and
- *   token), see and withdraw the OAuth apps authorised.
+ *   token) or the e-mail (with the password), see and withdraw the OAuth
+ *   apps authorised.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { deleteCookie } from "hono/cookie";
 import { authenticateWithPassword } from "../../lib/auth/login.ts";
 import { registerUser } from "../../lib/auth/register.ts";
+import { changeOwnEmail } from "../../lib/auth/email-change.ts";
 import { changeOwnPassword } from "../../lib/auth/password-change.ts";
 import {
   listAuthorizations,
@@ -138,11 +140,17 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     }
   });
 
-  /** The account page, with a notice or the password form's problem. */
+  /** The account page, with a notice or a form's problem. */
   const accountPage = async (
     c: Context<AppEnv>,
     current: ActiveSession,
-    extra: { notice?: string; passwordError?: string } = {},
+    extra: {
+      notice?: string;
+      passwordError?: string;
+      newEmail?: string;
+      emailError?: string;
+      emailPasswordError?: string;
+    } = {},
     status: PageStatus = 200,
   ) => {
     const apps = await listAuthorizations(db, deps.clock, current.user.id);
@@ -172,6 +180,8 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       ? t("account.changed")
       : c.req.query("withdrawn")
       ? t("account.withdrawn")
+      : c.req.query("email")
+      ? t("users.email.changed")
       : undefined;
     return await accountPage(c, who.current, { notice });
   });
@@ -213,6 +223,45 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
         return await accountPage(c, current, {
           passwordError: t("signIn.tooMany"),
         }, 429);
+      }
+      throw error;
+    }
+  });
+
+  app.post("/account/email", async (c) => {
+    const posted = await web.posted(c, "/account");
+    if (!posted.ok) return posted.answer;
+    const { current, form } = posted;
+    const { t } = web.language(c, await getSettings(db));
+    const newEmail = formText(form, "email", 320).trim();
+    try {
+      await changeOwnEmail(
+        auth,
+        current.user,
+        { email: newEmail, password: formText(form, "password") },
+        clientAddress(c, deps.config),
+      );
+      return c.redirect("/account?email=1", 303);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const again = (
+        status: PageStatus,
+        problem: { emailError?: string; emailPasswordError?: string },
+      ) => accountPage(c, current, { newEmail, ...problem }, status);
+      if (error.status === 400) {
+        return await again(400, { emailError: t("users.email.bad") });
+      }
+      if (error.status === 409) {
+        return await again(409, { emailError: t("users.email.taken") });
+      }
+      if (error.status === 403 || error.status === 401) {
+        return await again(403, {
+          emailPasswordError: t("users.email.wrongPassword"),
+        });
+      }
+      if (error.status === 429) {
+        web.passHeaders(c, error);
+        return await again(429, { emailPasswordError: t("signIn.tooMany") });
       }
       throw error;
     }

@@ -34,7 +34,7 @@ import type { AppEnv, RouteDeps } from "../env.ts";
 import type { PageProps } from "../views/web.tsx";
 
 /** The statuses a page of the interface answers with. */
-export type PageStatus = 200 | 400 | 401 | 403 | 404 | 409 | 413 | 429;
+export type PageStatus = 200 | 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429;
 
 /** What every page shows: its nonce, language, the instance's name and who is signed in. */
 export type PageCommon = PageProps;

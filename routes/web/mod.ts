@@ -5,9 +5,12 @@
 import { Hono } from "hono";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { accountRoutes } from "./account.ts";
+import { eventPageRoutes } from "./events.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { settingsRoutes } from "./settings.ts";
 import { submitRoutes } from "./submit.ts";
+import { usersRoutes } from "./users.ts";
 
 /** Every page of the signed-in interface. */
 export function webRoutes(deps: RouteDeps) {
@@ -16,5 +19,13 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", accountRoutes(deps, web));
   app.route("/", submitRoutes(deps, web));
   app.route("/", moderationRoutes(deps, web));
+  app.route("/", eventPageRoutes(deps, web));
+  app.route("/", usersRoutes(deps, web));
+  app.route("/", settingsRoutes(deps, web));
   return app;
+}
+
+/** The pages whose forms may carry an image (the upload's body limit applies). */
+export function isWebUploadPath(path: string): boolean {
+  return path === "/submit" || /^\/events\/[1-9][0-9]*\/edit$/.test(path);
 }
