@@ -9,6 +9,7 @@ import * as adminUsers from "./i18n/admin-users.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as session from "./i18n/session.ts";
+import * as sources from "./i18n/sources.ts";
 
 // Each area of the interface keeps its strings in a file of lib/i18n/: one
 // `en` object (the keys) and one object per other language.
@@ -17,6 +18,7 @@ const EN = {
   ...events.en,
   ...moderation.en,
   ...adminUsers.en,
+  ...sources.en,
 } as const;
 
 /** A string of the catalogue. */
@@ -27,6 +29,7 @@ const IT: Record<MessageKey, string> = {
   ...events.it,
   ...moderation.it,
   ...adminUsers.it,
+  ...sources.it,
 };
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {

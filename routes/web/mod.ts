@@ -9,6 +9,7 @@ import { eventPageRoutes } from "./events.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
 import { settingsRoutes } from "./settings.ts";
+import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
 import { usersRoutes } from "./users.ts";
 
@@ -22,6 +23,7 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", eventPageRoutes(deps, web));
   app.route("/", usersRoutes(deps, web));
   app.route("/", settingsRoutes(deps, web));
+  app.route("/", sourcePageRoutes(deps, web));
   return app;
 }
 
