@@ -5,16 +5,20 @@
  * their `Accept-Language` that the catalogue has, else the instance's
  * locale, else English.
  */
+import * as adminFederation from "./i18n/admin-federation.ts";
 import * as session from "./i18n/session.ts";
 
 // Each area of the interface keeps its strings in a file of lib/i18n/: one
 // `en` object (the keys) and one object per other language.
-const EN = { ...session.en } as const;
+const EN = { ...session.en, ...adminFederation.en } as const;
 
 /** A string of the catalogue. */
 export type MessageKey = keyof typeof EN;
 
-const IT: Record<MessageKey, string> = { ...session.it };
+const IT: Record<MessageKey, string> = {
+  ...session.it,
+  ...adminFederation.it,
+};
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {
   en: EN,

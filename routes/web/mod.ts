@@ -5,6 +5,9 @@
 import { Hono } from "hono";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { accountRoutes } from "./account.ts";
+import { clientRoutes } from "./clients.ts";
+import { collectionRoutes } from "./collections.ts";
+import { fediverseRoutes } from "./fediverse.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
 import { submitRoutes } from "./submit.ts";
@@ -16,5 +19,8 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", accountRoutes(deps, web));
   app.route("/", submitRoutes(deps, web));
   app.route("/", moderationRoutes(deps, web));
+  app.route("/", fediverseRoutes(deps, web));
+  app.route("/", collectionRoutes(deps, web));
+  app.route("/", clientRoutes(deps, web));
   return app;
 }
