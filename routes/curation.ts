@@ -71,15 +71,24 @@ const CollectionSchema = z.object({
   filters: z.array(FilterSchema).optional(),
 }).openapi("Collection");
 
-const FilterBody = filterInputSchema.openapi("FilterRequest", {
-  description:
-    "PUT replaces every field: omitted arrays become empty and negate false. " +
-    "`actors: [{ap_id: null}]` means local events.",
-});
+// The rules are lib's (the web forms use them too), wrapped in this zod for
+// their OpenAPI names.
+const FilterBody = z.strictObject(filterInputSchema.shape).openapi(
+  "FilterRequest",
+  {
+    description:
+      "PUT replaces every field: omitted arrays become empty and negate false. " +
+      "`actors: [{ap_id: null}]` means local events.",
+  },
+);
 
-const CollectionBody = collectionInputSchema.openapi("CollectionRequest");
+const CollectionBody = z.strictObject(collectionInputSchema.shape).openapi(
+  "CollectionRequest",
+);
 
-const CollectionPatch = collectionPatchSchema.openapi("CollectionUpdate");
+const CollectionPatch = z.strictObject(collectionPatchSchema.shape).openapi(
+  "CollectionUpdate",
+);
 
 const limitQuery = (def: number) =>
   z.string().regex(/^\d+$/, "must be an integer").transform(Number)

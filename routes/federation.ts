@@ -219,13 +219,13 @@ const ApIdBody = z.object({
   }),
 }).openapi("ApIdRequest");
 
-const TrustBody = z.object({
-  url: trustInputSchema.shape.url.openapi({
-    description:
-      "An actor URL, a @user@host handle, or an instance domain (its FEP-2677 application actor)",
-    example: "https://gancio.example/federation/u/relay",
-  }),
-}).openapi("TrustRequest");
+// The rule is lib's (the web form uses it too); the wrapper carries the
+// OpenAPI description, which lib's zod objects cannot take.
+const TrustBody = z.object(trustInputSchema.shape).openapi("TrustRequest", {
+  description:
+    "`url`: an actor URL, a @user@host handle, or an instance domain (its FEP-2677 application actor)",
+  example: { url: "https://gancio.example/federation/u/relay" },
+});
 
 const DomainBody = z.object({
   domain: z.string().trim().min(1).max(300).openapi({

@@ -694,7 +694,7 @@ export function CollectionView(
       <p>
         {t("collections.publicAt")}{" "}
         <a href={collectionPublicPath(props.name)}>
-          {collectionPublicPath(props.name)}
+          /collection/{props.name}
         </a>
       </p>
       <section class="card" aria-labelledby="rename-title">
@@ -879,22 +879,15 @@ export function ClientsView(
                   <br />
                   {t("clients.users", { count: client.users })}
                 </p>
-                <form
-                  method="get"
-                  action={`/admin/clients/${
-                    encodeURIComponent(client.clientId)
-                  }/delete`}
-                >
-                  <div class="actions">
-                    <button
-                      type="submit"
-                      class="deny"
-                      aria-describedby={`client-${index}`}
-                    >
-                      {t("clients.delete")}
-                    </button>
-                  </div>
-                </form>
+                <p>
+                  <a
+                    href={`/admin/clients/${
+                      encodeURIComponent(client.clientId)
+                    }/delete`}
+                  >
+                    {t("clients.delete", { name: client.name })}
+                  </a>
+                </p>
               </li>
             ))}
           </ul>

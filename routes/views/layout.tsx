@@ -5,7 +5,8 @@ import { raw } from "hono/html";
 const STYLE = `
 :root { color-scheme: light dark; --accent: #2457c5; --danger: #b3261e; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  background: Canvas; color: CanvasText; }
 main { max-width: 32rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 0; }

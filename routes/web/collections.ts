@@ -218,7 +218,7 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
       parts.push(t("collections.summary.actors", {
         values: f.actors.map((a) =>
           a.ap_id === null
-            ? t("collections.local")
+            ? t("collections.summary.local")
             : actors.find((c) => c.value === a.ap_id)?.label ?? a.ap_id
         ).join(", "),
       }));
