@@ -238,15 +238,33 @@ Deno.test({
       );
       await checkPage(dark.page, "/admin/fediverse, dark");
       await shoot(dark.page, "admin-fediverse-phone-dark");
+      await dark.page.getByRole("link", { name: /^Actors of / }).click();
+      await dark.page.waitForURL(/\/admin\/fediverse\/instances\//);
+      await checkPage(dark.page, "/admin/fediverse/instances/{domain}, dark");
       await dark.page.goto(`${quando.base}/admin/collections`);
+      await checkPage(dark.page, "/admin/collections, dark");
       await dark.page.getByRole("link", { name: "Jazz nights", exact: true })
         .click();
       await dark.page.waitForURL(/\/admin\/collections\/\d+$/);
       await checkPage(dark.page, "/admin/collections/{id}, dark");
       await shoot(dark.page, "admin-collections-phone-dark");
+      await dark.page.getByRole("link", { name: /Delete the collection/ })
+        .click();
+      await dark.page.waitForURL(/\/delete$/);
+      await checkPage(dark.page, "/admin/collections/{id}/delete, dark");
       await dark.page.goto(`${quando.base}/admin/clients`);
       await checkPage(dark.page, "/admin/clients, dark");
       await shoot(dark.page, "admin-clients-phone-dark");
+      await dark.page.getByRole("link", { name: "Delete Pocket calendar…" })
+        .click();
+      await dark.page.waitForURL(/\/delete$/);
+      await checkPage(dark.page, "/admin/clients/{id}/delete, dark");
+      // A 404 page of the area, too.
+      const missing = await dark.page.goto(
+        `${quando.base}/admin/collections/999999`,
+      );
+      assert.equal(missing?.status(), 404);
+      await checkPage(dark.page, "404 page, dark");
       await dark.context.close();
     } finally {
       await browser.close();
