@@ -5,6 +5,7 @@
  * their `Accept-Language` that the catalogue has, else the instance's
  * locale, else English.
  */
+import * as adminFederation from "./i18n/admin-federation.ts";
 import * as adminUsers from "./i18n/admin-users.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
@@ -17,6 +18,7 @@ const EN = {
   ...events.en,
   ...moderation.en,
   ...adminUsers.en,
+  ...adminFederation.en,
 } as const;
 
 /** A string of the catalogue. */
@@ -27,6 +29,7 @@ const IT: Record<MessageKey, string> = {
   ...events.it,
   ...moderation.it,
   ...adminUsers.it,
+  ...adminFederation.it,
 };
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {

@@ -114,6 +114,20 @@ p.label { font-weight: 600; margin: 0.9rem 0 0; }
 form.search, section.invitations { margin-top: 1.5rem; }
 h2.count { margin: 1rem 0 0; }
 nav.pager { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; margin: 1rem 0; }
+h3 { font-size: 1.05rem; margin: 0; overflow-wrap: anywhere; }
+.actions > form { display: flex; flex: 1 1 8rem; }
+.actions > form > button { flex: 1 1 auto; }
+button.danger { background: var(--danger); color: #fff; border: 1px solid var(--danger); }
+.check { display: flex; gap: 0.6rem; align-items: center; margin-top: 0.9rem; }
+.check label { margin: 0; font-weight: 400; }
+.check input { width: 1.4rem; height: 1.4rem; }
+select[multiple] { width: 100%; }
+.pager { display: flex; justify-content: space-between; gap: 1rem; margin: 1rem 0; }
+.note { border-left: 4px solid var(--accent); padding: 0.5rem 0.75rem; }
+ul.plain { margin: 0.2rem 0 0.6rem; padding-left: 1.2rem; }
+details { margin-top: 0.75rem; }
+summary { cursor: pointer; color: var(--accent); padding: 0.4rem 0; }
+summary:focus-visible, input[type=checkbox]:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 @media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --danger: #ff8a80; }
   button.approve, button.danger { color: #10131a; } }
 `;
