@@ -40,6 +40,10 @@ form.signout { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap;
 button.link { background: none; border: none; padding: 0.2rem; min-height: 2.75rem; color: inherit;
   text-decoration: underline; flex: 0 0 auto; font-weight: 400; }
 a { color: var(--accent); }
+footer.site { border-top: 1px solid #8885; padding: 0.5rem 1.25rem 1.5rem; }
+.languages ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1rem; margin: 0; padding: 0; }
+.languages a { display: inline-block; padding: 0.4rem 0; }
+.languages a[aria-current] { color: inherit; font-weight: 700; text-decoration: none; }
 @media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --danger: #ff8a80; }
   button.approve { color: #10131a; } }
 `;
@@ -52,6 +56,8 @@ export function Layout(
     lang?: string;
     /** Shown above the main column (the interface's navigation). */
     header?: Child;
+    /** Shown below it (the language switch). */
+    footer?: Child;
     /** A wider main column, for tables. */
     wide?: boolean;
     children?: Child;
@@ -72,6 +78,7 @@ export function Layout(
         <body>
           {props.header}
           <main class={props.wide ? "wide" : undefined}>{props.children}</main>
+          {props.footer}
         </body>
       </html>
     </>
