@@ -164,11 +164,6 @@ async function world(locale = "en") {
   return { ctx, admin, concert, film };
 }
 
-/** The locale a page in `lang` writes its dates in, on an instance of `instanceLocale`. */
-function localeOf(lang: string, instanceLocale: string): string {
-  return instanceLocale.split("-")[0] === lang ? instanceLocale : lang;
-}
-
 function dayOf(locale: string): string {
   return new Intl.DateTimeFormat(locale, { dateStyle: "full", timeZone: TZ })
     .format(new Date(START * 1000));
