@@ -3,9 +3,10 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 
 const STYLE = `
-:root { color-scheme: light dark; --accent: #2457c5; --danger: #b3261e; }
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1a1b1e; --accent: #2457c5; --danger: #b3261e; }
 * { box-sizing: border-box; }
-body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  background: var(--bg); color: var(--fg); }
 main { max-width: 32rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 0; }
@@ -44,7 +45,7 @@ footer.site { border-top: 1px solid #8885; padding: 0.5rem 1.25rem 1.5rem; }
 .languages ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1rem; margin: 0; padding: 0; }
 .languages a { display: inline-block; padding: 0.4rem 0; }
 .languages a[aria-current] { color: inherit; font-weight: 700; text-decoration: none; }
-@media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --danger: #ff8a80; }
+@media (prefers-color-scheme: dark) { :root { --bg: #141518; --fg: #ececf0; --accent: #8fb0ff; --danger: #ff8a80; }
   button.approve { color: #10131a; } }
 `;
 
