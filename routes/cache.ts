@@ -1,6 +1,7 @@
 /**
- * The public-read cache in front of the event listings, single events and
- * feeds: anonymous GETs only (no Authorization header), 200 answers only.
+ * The public-read cache in front of the event listings, single events,
+ * feeds and public pages (one entry per language a page is asked in):
+ * anonymous GETs only (no Authorization header), 200 answers only.
  * A write ends cached answers at once: on the embedded database any write
  * (its change marker sees every commit to the file), on a remote one this
  * isolate's writes, while other isolates' writes are seen once the entry
