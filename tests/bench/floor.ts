@@ -2,7 +2,8 @@
  * The request floor: what the app's middleware costs before and around a
  * route, against a bare Hono app on the same Deno in the same run (the
  * runtime's limit on this machine). Measures a bare route, the app's 404,
- * /api/health, a cached public read and the uncached read of one event, with
+ * /api/health, a cached public read, the home and an event's page (cached,
+ * in French) and the uncached read of one event, with
  * wrk on loopback.
  *
  *   deno task bench:floor
@@ -108,11 +109,15 @@ try {
     accept: "text/html,application/xhtml+xml,*/*;q=0.8",
     "accept-language": "fr-FR,fr;q=0.9,en;q=0.7",
   };
-  await measure("app: GET / (home page, fr)", `${server.base}/`, browser);
+  await measure(
+    "app: GET / (home page, cached, fr)",
+    `${server.base}/`,
+    browser,
+  );
   const slug = (await (await fetch(`${server.base}/api/events/${eventId}`))
     .json()).slug;
   await measure(
-    "app: GET /event/{slug} (page, fr)",
+    "app: GET /event/{slug} (page, cached, fr)",
     `${server.base}/event/${slug}`,
     browser,
   );
