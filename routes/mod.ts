@@ -22,7 +22,7 @@ import { curationRoutes } from "./curation.ts";
 import { feedRoutes } from "./feeds.ts";
 import { pageRoutes } from "./pages.ts";
 import { isWebUploadPath, webRoutes } from "./web/mod.ts";
-import { publicReadCache } from "./cache.ts";
+import { CACHED_ROUTES, publicReadCache } from "./cache.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { randomToken } from "../lib/auth/tokens.ts";
 import { apiDocsRenderer } from "./views/api-docs.tsx";
@@ -81,11 +81,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
   // Misses fill it: only GETs of the paths it may hold pass through it.
-  app.on(
-    "GET",
-    ["/api/events", "/api/events/*", "/api/collections/*", "/feed/*"],
-    readCache.middleware,
-  );
+  app.on("GET", CACHED_ROUTES, readCache.middleware);
   app.use("*", securityHeaders({ openToAnyOrigin: "/api/" }));
   // Bearer tokens, not cookies, authenticate the API, so any origin may call
   // it. Preflights are Hono's CORS middleware's; other answers get the one
