@@ -1,6 +1,7 @@
 /**
- * The public-read cache in front of the event listings, single events and
- * feeds: anonymous GETs only (no Authorization header), 200 answers only.
+ * The public-read cache in front of the event listings, single events,
+ * feeds and public pages (one entry per language a page is asked in):
+ * anonymous GETs only (no Authorization header), 200 answers only.
  * A write ends cached answers at once: on the embedded database any write
  * (its change marker sees every commit to the file), on a remote one this
  * isolate's writes, while other isolates' writes are seen once the entry
@@ -8,8 +9,10 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { notModified } from "../lib/feeds/conditional.ts";
+import { PUBLIC_LANGUAGES } from "../lib/i18n.ts";
 import type { CachedAnswer, ResponseCache } from "../lib/response-cache.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { languageAsked } from "./language.ts";
 
 /** Paths whose anonymous answers are the same for every reader. */
 const CACHEABLE = [
@@ -18,6 +21,26 @@ const CACHEABLE = [
   /^\/api\/events\/(?!mine$)[^/]+$/,
   /^\/api\/collections\/[^/]+\/events$/,
   /^\/feed\/[^/]+(\/(tag|place|collection)\/[^/]+)?$/,
+];
+
+/**
+ * The public pages (routes/pages.ts): the same for every reader of one
+ * language, so their key carries the language the request asks for.
+ */
+const PAGES =
+  /^\/$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$/;
+
+/** The GET paths the cache middleware is mounted on (routes/mod.ts). */
+export const CACHED_ROUTES = [
+  "/api/events",
+  "/api/events/*",
+  "/api/collections/*",
+  "/feed/*",
+  "/",
+  "/event/*",
+  "/tag/*",
+  "/place/*",
+  "/collection/*",
 ];
 
 /**
@@ -32,6 +55,16 @@ const FEED_TTL_MS = 60_000;
 /** Whether a GET of `path` may be answered from the public-read cache. */
 function isCacheablePath(path: string): boolean {
   return CACHEABLE.some((re) => re.test(path));
+}
+
+/**
+ * What besides the URL and Accept tells a page's readers apart: the
+ * language its request asks for (`?lang=`, the cookie, Accept-Language),
+ * empty when none of the page's languages (the instance's then decides,
+ * and a change of the instance's settings is a write, ending the entry).
+ */
+function pageVariant(request: Request): string {
+  return languageAsked(request, PUBLIC_LANGUAGES).requested ?? "";
 }
 
 /** Bodies kept as text: JSON, XML, iCalendar and other text types. */
@@ -123,8 +156,13 @@ export function publicReadCache(
       return null;
     }
     const target = pathAndQuery(request.url);
-    if (!isCacheablePath(pathOf(target))) return null;
-    return `${target}\n${request.headers.get("accept") ?? ""}`;
+    const path = pathOf(target);
+    const accept = request.headers.get("accept") ?? "";
+    if (PAGES.test(path)) {
+      return `${target}\n${accept}\n${pageVariant(request)}`;
+    }
+    if (!isCacheablePath(path)) return null;
+    return `${target}\n${accept}`;
   };
   return {
     hit(request) {

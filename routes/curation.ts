@@ -2,10 +2,13 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { unixNow } from "../lib/clock.ts";
 import {
+  collectionInputSchema,
+  collectionPatchSchema,
   createCollection,
   createFilter,
   deleteCollection,
   deleteFilter,
+  filterInputSchema,
   listCollectionEvents,
   listCollections,
   listFilters,
@@ -68,43 +71,24 @@ const CollectionSchema = z.object({
   filters: z.array(FilterSchema).optional(),
 }).openapi("Collection");
 
-const FilterBody = z.object({
-  negate: z.boolean().optional().default(false),
-  tags: z.array(z.string().trim().min(1).max(100)).max(50).optional().default(
-    [],
-  ),
-  places: z.array(
-    z.object({
-      id: z.number().int().positive(),
-      name: z.string().max(250).optional().default(""),
-    }).strict(),
-  ).max(50).optional().default([]),
-  actors: z.array(
-    z.object({
-      ap_id: z.string().url().max(2000).nullable(),
-    }).strict(),
-  ).max(50).optional().default([]).openapi({
-    description: "`{ap_id: null}` means local events",
-  }),
-  collectionId: z.number().int().positive(),
-}).strict().openapi("FilterRequest", {
-  description:
-    "PUT replaces every field: omitted arrays become empty and negate false.",
-});
+// The rules are lib's (the web forms use them too), wrapped in this zod for
+// their OpenAPI names.
+const FilterBody = z.strictObject(filterInputSchema.shape).openapi(
+  "FilterRequest",
+  {
+    description:
+      "PUT replaces every field: omitted arrays become empty and negate false. " +
+      "`actors: [{ap_id: null}]` means local events.",
+  },
+);
 
-const CollectionBody = z.object({
-  name: z.string().trim().min(1).max(100),
-  isActive: z.boolean().optional(),
-  isTop: z.boolean().optional(),
-  sortIndex: z.number().int().min(-1_000_000).max(1_000_000).optional(),
-}).strict().openapi("CollectionRequest");
+const CollectionBody = z.strictObject(collectionInputSchema.shape).openapi(
+  "CollectionRequest",
+);
 
-const CollectionPatch = z.object({
-  name: z.string().trim().min(1).max(100).optional(),
-  isActive: z.boolean().optional(),
-  isTop: z.boolean().optional(),
-  sortIndex: z.number().int().min(-1_000_000).max(1_000_000).optional(),
-}).strict().openapi("CollectionUpdate");
+const CollectionPatch = z.strictObject(collectionPatchSchema.shape).openapi(
+  "CollectionUpdate",
+);
 
 const limitQuery = (def: number) =>
   z.string().regex(/^\d+$/, "must be an integer").transform(Number)

@@ -24,7 +24,7 @@ import { pageRoutes } from "./pages.ts";
 import { isWebUploadPath, webRoutes } from "./web/mod.ts";
 import { sourceRoutes } from "./sources.ts";
 import { SOURCE_MAX_BYTES } from "../lib/imports/sources.ts";
-import { publicReadCache } from "./cache.ts";
+import { CACHED_ROUTES, publicReadCache } from "./cache.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { randomToken } from "../lib/auth/tokens.ts";
 import { apiDocsRenderer } from "./views/api-docs.tsx";
@@ -83,11 +83,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
   // Misses fill it: only GETs of the paths it may hold pass through it.
-  app.on(
-    "GET",
-    ["/api/events", "/api/events/*", "/api/collections/*", "/feed/*"],
-    readCache.middleware,
-  );
+  app.on("GET", CACHED_ROUTES, readCache.middleware);
   app.use("*", securityHeaders({ openToAnyOrigin: "/api/" }));
   // Bearer tokens, not cookies, authenticate the API, so any origin may call
   // it. Preflights are Hono's CORS middleware's; other answers get the one

@@ -17,8 +17,10 @@ import {
   loadPlacePage,
   loadTagPage,
 } from "../lib/pages/load.ts";
+import { PUBLIC_LANGUAGES } from "../lib/i18n.ts";
 import { getSettings, type Settings } from "../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { languageLinks, pageLanguage, remembersChoice } from "./language.ts";
 import {
   CollectionView,
   ErrorView,
@@ -46,14 +48,24 @@ export function pageRoutes(deps: RouteDeps) {
   const app = new Hono<AppEnv>();
   const { db } = deps.database;
   const baseUrl = deps.config.baseUrl;
+  const secure = baseUrl.startsWith("https:");
 
-  function siteOf(settings: Settings): SiteInfo {
+  /** The instance, and the page's language (remembered when chosen). */
+  function siteOf(c: Context<AppEnv>, settings: Settings): SiteInfo {
+    const { lang, locale, t } = pageLanguage(
+      c,
+      settings.instance_locale,
+      PUBLIC_LANGUAGES,
+      secure,
+    );
     return {
       title: settings.instance_title,
       description: settings.instance_description,
       baseUrl,
-      locale: settings.instance_locale,
+      locale,
       timezone: settings.instance_timezone,
+      t,
+      languages: languageLinks(c.req.url, PUBLIC_LANGUAGES, lang),
     };
   }
 
@@ -65,9 +77,23 @@ export function pageRoutes(deps: RouteDeps) {
     status: PageStatus = 200,
   ) {
     c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
+    // The language comes from the query, the cookie or Accept-Language:
+    // shared caches must keep each reader's (an event's page also answers
+    // ActivityPub clients, by Accept).
+    c.header(
+      "Vary",
+      c.req.path.startsWith("/event/")
+        ? "Accept, Accept-Language, Cookie"
+        : "Accept-Language, Cookie",
+    );
     c.header(
       "Cache-Control",
-      status === 200 ? "public, max-age=60" : "no-store",
+      status !== 200
+        ? "no-store"
+        // The answer that remembers a choice is that visitor's own.
+        : remembersChoice(c.req.raw)
+        ? "private, max-age=60"
+        : "public, max-age=60",
     );
     return c.html(body, status);
   }
@@ -76,32 +102,23 @@ export function pageRoutes(deps: RouteDeps) {
     c: Context<AppEnv>,
     settings: Settings,
     status: 400 | 404,
-    title: string,
-    message: string,
+    words: (t: SiteInfo["t"]) => { title: string; message: string },
   ) {
     const nonce = randomToken(16);
+    const site = siteOf(c, settings);
     return send(
       c,
       nonce,
-      ErrorView({
-        site: siteOf(settings),
-        nonce,
-        path: c.req.path,
-        title,
-        message,
-      }),
+      ErrorView({ site, nonce, path: c.req.path, ...words(site.t) }),
       status,
     );
   }
 
   const notFoundPage = (c: Context<AppEnv>, settings: Settings) =>
-    errorPage(
-      c,
-      settings,
-      404,
-      "Page not found",
-      "There is no such page, or what it showed is no longer public.",
-    );
+    errorPage(c, settings, 404, (t) => ({
+      title: t("public.notFound.title"),
+      message: t("public.notFound.text"),
+    }));
 
   app.get("/", async (c) => {
     const settings = await getSettings(db);
@@ -110,16 +127,13 @@ export function pageRoutes(deps: RouteDeps) {
     if (raw !== undefined) {
       page = /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : NaN;
       if (!(page >= 1 && page <= HOME_MAX_PAGE)) {
-        return errorPage(
-          c,
-          settings,
-          400,
-          "No such page",
-          `The page number must be a whole number from 1 to ${HOME_MAX_PAGE}.`,
-        );
+        return errorPage(c, settings, 400, (t) => ({
+          title: t("public.badPage.title"),
+          message: t("public.badPage.text", { max: HOME_MAX_PAGE }),
+        }));
       }
     }
-    const site = siteOf(settings);
+    const site = siteOf(c, settings);
     const data = await loadHomePage(
       db,
       unixNow(deps.clock),
@@ -132,8 +146,6 @@ export function pageRoutes(deps: RouteDeps) {
   });
 
   app.get("/event/:slug", async (c) => {
-    // The same URL answers ActivityPub clients (federation layer): caches must keep them apart.
-    c.header("Vary", "Accept");
     const settings = await getSettings(db);
     const data = await loadEventPage(
       db,
@@ -142,7 +154,11 @@ export function pageRoutes(deps: RouteDeps) {
     );
     if (!data) return notFoundPage(c, settings);
     const nonce = randomToken(16);
-    return send(c, nonce, EventView({ site: siteOf(settings), nonce, data }));
+    return send(
+      c,
+      nonce,
+      EventView({ site: siteOf(c, settings), nonce, data }),
+    );
   });
 
   app.get("/tag/:tag", async (c) => {
@@ -158,7 +174,7 @@ export function pageRoutes(deps: RouteDeps) {
     return send(
       c,
       nonce,
-      TagView({ site: siteOf(settings), nonce, tag: listing.tag, listing }),
+      TagView({ site: siteOf(c, settings), nonce, tag: listing.tag, listing }),
     );
   });
 
@@ -178,7 +194,7 @@ export function pageRoutes(deps: RouteDeps) {
       c,
       nonce,
       PlaceView({
-        site: siteOf(settings),
+        site: siteOf(c, settings),
         nonce,
         place: listing.place,
         listing,
@@ -200,7 +216,7 @@ export function pageRoutes(deps: RouteDeps) {
       c,
       nonce,
       CollectionView({
-        site: siteOf(settings),
+        site: siteOf(c, settings),
         nonce,
         name: listing.name,
         listing,

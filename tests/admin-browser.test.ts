@@ -2,11 +2,18 @@
  * The sign-in form and the moderation page in a real browser (Debian's
  * Chromium, driven by playwright-core) on a phone-sized screen: a visitor
  * submits an event through the form; an editor signs in with the keyboard,
- * finds it waiting, confirms it, and the public sees it. axe-core finds no serious or critical problem
- * on either page; screenshots go to tests/artifacts/.
+ * finds it waiting, confirms it, and the public sees it. The same pages in
+ * dark (prefers-color-scheme). axe-core finds no serious or critical problem
+ * on any page, in light or dark; screenshots go to tests/artifacts/ (those
+ * in dark end in -dark.png).
  */
 import assert from "node:assert/strict";
-import { axeViolations, launchChromium } from "./browser.ts";
+import {
+  axeViolations,
+  launchChromium,
+  scrollsSideways,
+  signInThroughForm,
+} from "./browser.ts";
 import { startServerProcess } from "./helpers.ts";
 
 const ARTIFACTS = new URL("./artifacts/", import.meta.url);
@@ -68,7 +75,15 @@ Deno.test({
       await form.goto(`${quando.base}/submit?lang=it`);
       assert.equal(await form.getAttribute("html", "lang"), "it");
       assert.deepEqual(await axeViolations(form), [], "/submit in Italian");
+      // The choice is remembered; the switch brings English back.
       await form.goto(`${quando.base}/submit`);
+      assert.equal(await form.getAttribute("html", "lang"), "it");
+      await Promise.all([
+        form.waitForURL(`${quando.base}/submit?lang=en`),
+        form.locator("nav.languages").getByRole("link", { name: "English" })
+          .click(),
+      ]);
+      assert.equal(await form.getAttribute("html", "lang"), "en");
       assert.deepEqual(await axeViolations(form), [], "/submit");
       const day = new Date(Date.now() + 3 * 86_400_000).toISOString()
         .slice(0, 10);
@@ -146,6 +161,52 @@ Deno.test({
       assert.equal(publicEvent.status, 200);
       assert.equal((await publicEvent.json()).is_visible, true);
       await context.close();
+
+      // In dark: a visitor submits a second event, an admin finds it waiting.
+      const dark = await browser.newContext({
+        colorScheme: "dark",
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 2,
+      });
+      const night = await dark.newPage();
+      for (
+        const path of ["/register", "/submit?lang=it", "/submit?lang=en"]
+      ) {
+        await night.goto(`${quando.base}${path}`);
+        assert.deepEqual(await axeViolations(night), [], `${path} in dark`);
+      }
+      await night.getByLabel("Title", { exact: true }).fill("Night walk");
+      await night.getByLabel("Starts", { exact: true }).fill(`${day}T21:00`);
+      await night.getByLabel("Place", { exact: true }).fill("Porta Saragozza");
+      assert.equal(await scrollsSideways(night), false, "/submit in dark");
+      await night.screenshot({
+        path: new URL("submit-phone-dark.png", ARTIFACTS).pathname,
+        fullPage: true,
+      });
+      await night.getByRole("button", { name: "Submit" }).click();
+      await night.getByRole("status").waitFor();
+      assert.deepEqual(await axeViolations(night), [], "submitted, in dark");
+      await night.goto(`${quando.base}/login`);
+      assert.deepEqual(await axeViolations(night), [], "/login in dark");
+      await night.screenshot({
+        path: new URL("admin-login-phone-dark.png", ARTIFACTS).pathname,
+        fullPage: true,
+      });
+      await signInThroughForm(night, quando.base, ADMIN, "/admin");
+      assert.equal(
+        await night.getByRole("heading", { level: 1 }).textContent(),
+        "Waiting for confirmation",
+      );
+      assert.ok(await night.getByText("Night walk").isVisible());
+      assert.deepEqual(await axeViolations(night), [], "/admin in dark");
+      assert.equal(await scrollsSideways(night), false, "/admin in dark");
+      await night.screenshot({
+        path: new URL("admin-queue-phone-dark.png", ARTIFACTS).pathname,
+        fullPage: true,
+      });
+      await night.goto(`${quando.base}/account`);
+      assert.deepEqual(await axeViolations(night), [], "/account in dark");
+      await dark.close();
     } finally {
       await browser.close();
       await quando.stop();

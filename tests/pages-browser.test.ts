@@ -1,12 +1,14 @@
 /**
  * The public pages in a real browser: headless Chromium (Debian's `chromium`
  * package) driven by playwright-core loads the home page and an event page of
- * a running server, on a phone and on a desktop screen, checks what is
- * visible, that nothing scrolls sideways on the phone and that the policy
- * blocks nothing the page needs, and saves screenshots under tests/artifacts/.
+ * a running server, on a phone and on a desktop screen, in light and in dark,
+ * checks what is visible, that nothing scrolls sideways on the phone, that
+ * the policy blocks nothing the page needs and that axe-core finds no serious
+ * or critical problem, and saves screenshots under tests/artifacts/ (those in
+ * dark end in -dark.png).
  */
 import assert from "node:assert/strict";
-import { launchChromium, requireChromium } from "./browser.ts";
+import { axeViolations, launchChromium, requireChromium } from "./browser.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startServerProcess } from "./helpers.ts";
 
@@ -258,7 +260,7 @@ async function bodyText(page: Page): Promise<string> {
 
 Deno.test({
   name:
-    "public pages in Chromium: home and event page on a phone and a desktop",
+    "public pages in Chromium: home and event page on a phone and a desktop, light and dark, axe clean",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -285,132 +287,150 @@ Deno.test({
       browser = await launchChromium();
       await Deno.mkdir(ARTIFACTS, { recursive: true });
 
-      for (const vp of VIEWPORTS) {
-        let context: BrowserContext | undefined;
-        try {
-          context = await browser.newContext({
-            ...vp.options,
-            colorScheme: "light",
-            locale: "en-GB",
-          });
-          const page = await context.newPage();
-          const problems = watchConsole(page);
+      for (const scheme of ["light", "dark"] as const) {
+        for (const vp of VIEWPORTS) {
+          let context: BrowserContext | undefined;
+          // Screenshots in dark get their own names: home-phone-dark.png.
+          const suffix = `${vp.suffix}${scheme === "dark" ? "-dark" : ""}`;
+          const what = `${vp.name} (${scheme})`;
+          try {
+            context = await browser.newContext({
+              ...vp.options,
+              colorScheme: scheme,
+              locale: "en-GB",
+            });
+            const page = await context.newPage();
+            const problems = watchConsole(page);
 
-          // Home page.
-          const home = await page.goto(`${base}/`);
-          assert.equal(home?.status(), 200);
-          assert.equal(await page.title(), "Quando Bologna");
-          assert.equal(
-            await page.locator("h1").innerText(),
-            "Upcoming events",
-          );
-          const text = await bodyText(page);
-          for (
-            const expected of [
+            // Home page.
+            const home = await page.goto(`${base}/`);
+            assert.equal(home?.status(), 200);
+            assert.equal(await page.title(), "Quando Bologna");
+            assert.equal(
+              await page.locator("h1").innerText(),
+              "Upcoming events",
+            );
+            const text = await bodyText(page);
+            for (
+              const expected of [
+                "Jazz & Blues Night at the Cantina",
+                "Cantina Bentivoglio",
+                "Open-air cinema: Casablanca",
+                "Cancelled",
+                "Repair café",
+                dayLabel,
+                startTime,
+                "#Live music",
+                "Subscribe in your calendar app",
+              ]
+            ) {
+              assert.ok(
+                text.includes(expected),
+                `${vp.name} home page lacks "${expected}": ${text}`,
+              );
+            }
+            assert.match(
+              await page.locator("a.webcal").getAttribute("href") ?? "",
+              /^webcal:\/\/127\.0\.0\.1:\d+\/feed\/ics$/,
+            );
+            if (vp.name === "phone") {
+              await assertNoSidewaysScroll(page, "the home page on a phone");
+            }
+            assert.deepEqual(await axeViolations(page), [], `${what} home`);
+            await page.screenshot({
+              path: new URL(`home${suffix}.png`, ARTIFACTS).pathname,
+              fullPage: true,
+            });
+
+            // The event page, reached by following the link (no JavaScript involved).
+            await Promise.all([
+              page.waitForURL(`${base}/event/${jazz.slug}`),
+              page.click(`a.p-name[href="/event/${jazz.slug}"]`),
+            ]);
+            assert.equal(
+              await page.locator("h1").innerText(),
               "Jazz & Blues Night at the Cantina",
-              "Cantina Bentivoglio",
-              "Open-air cinema: Casablanca",
-              "Cancelled",
-              "Repair café",
-              dayLabel,
-              startTime,
-              "#Live music",
-              "Subscribe in your calendar app",
-            ]
-          ) {
-            assert.ok(
-              text.includes(expected),
-              `${vp.name} home page lacks "${expected}": ${text}`,
             );
-          }
-          assert.match(
-            await page.locator("a.webcal").getAttribute("href") ?? "",
-            /^webcal:\/\/127\.0\.0\.1:\d+\/feed\/ics$/,
-          );
-          if (vp.name === "phone") {
-            await assertNoSidewaysScroll(page, "the home page on a phone");
-          }
-          await page.screenshot({
-            path: new URL(`home${vp.suffix}.png`, ARTIFACTS).pathname,
-            fullPage: true,
-          });
-
-          // The event page, reached by following the link (no JavaScript involved).
-          await Promise.all([
-            page.waitForURL(`${base}/event/${jazz.slug}`),
-            page.click(`a.p-name[href="/event/${jazz.slug}"]`),
-          ]);
-          assert.equal(
-            await page.locator("h1").innerText(),
-            "Jazz & Blues Night at the Cantina",
-          );
-          const eventText = await bodyText(page);
-          for (
-            const expected of [
-              "Cantina Bentivoglio",
-              "Via Mascarella 4/b, 40126 Bologna",
-              dayLabel.replace(/,/g, ""),
-              startTime,
-              "live jazz",
-              "Add to calendar",
-              "Show on the map (OpenStreetMap)",
-              "https://stream.example.org/cantina/live",
-            ]
-          ) {
-            assert.ok(
-              eventText.replace(/,/g, "").includes(expected.replace(/,/g, "")),
-              `${vp.name} event page lacks "${expected}": ${eventText}`,
+            const eventText = await bodyText(page);
+            for (
+              const expected of [
+                "Cantina Bentivoglio",
+                "Via Mascarella 4/b, 40126 Bologna",
+                dayLabel.replace(/,/g, ""),
+                startTime,
+                "live jazz",
+                "Add to calendar",
+                "Show on the map (OpenStreetMap)",
+                "https://stream.example.org/cantina/live",
+              ]
+            ) {
+              assert.ok(
+                eventText.replace(/,/g, "").includes(
+                  expected.replace(/,/g, ""),
+                ),
+                `${vp.name} event page lacks "${expected}": ${eventText}`,
+              );
+            }
+            // The poster loaded (the policy allows our own images).
+            const poster: { complete: boolean; width: number } = await page
+              .evaluate(
+                "(() => { const i = document.querySelector('img.u-photo'); " +
+                  "return { complete: i.complete, width: i.naturalWidth }; })()",
+              );
+            assert.deepEqual(poster, { complete: true, width: 1200 });
+            assert.equal(
+              await page.locator("img.u-photo").getAttribute("alt"),
+              "A city skyline at sunset",
             );
-          }
-          // The poster loaded (the policy allows our own images).
-          const poster: { complete: boolean; width: number } = await page
-            .evaluate(
-              "(() => { const i = document.querySelector('img.u-photo'); " +
-                "return { complete: i.complete, width: i.naturalWidth }; })()",
+            if (vp.name === "phone") {
+              await assertNoSidewaysScroll(page, "the event page on a phone");
+            }
+            assert.deepEqual(await axeViolations(page), [], `${what} event`);
+            await page.screenshot({
+              path: new URL(`event${suffix}.png`, ARTIFACTS).pathname,
+              fullPage: true,
+            });
+
+            // A cancelled event says so before anything else.
+            const cancelled = await page.goto(`${base}/event/${cinema.slug}`);
+            assert.equal(cancelled?.status(), 200);
+            assert.match(
+              await page.locator(".status").innerText(),
+              /has been cancelled/,
             );
-          assert.deepEqual(poster, { complete: true, width: 1200 });
-          assert.equal(
-            await page.locator("img.u-photo").getAttribute("alt"),
-            "A city skyline at sunset",
-          );
-          if (vp.name === "phone") {
-            await assertNoSidewaysScroll(page, "the event page on a phone");
-          }
-          await page.screenshot({
-            path: new URL(`event${vp.suffix}.png`, ARTIFACTS).pathname,
-            fullPage: true,
-          });
+            if (vp.name === "phone") {
+              await assertNoSidewaysScroll(
+                page,
+                "a cancelled event on a phone",
+              );
+            }
+            assert.deepEqual(
+              await axeViolations(page),
+              [],
+              `${what} cancelled event`,
+            );
+            await page.screenshot({
+              path: new URL(`event-cancelled${suffix}.png`, ARTIFACTS)
+                .pathname,
+              fullPage: true,
+            });
 
-          // A cancelled event says so before anything else.
-          const cancelled = await page.goto(`${base}/event/${cinema.slug}`);
-          assert.equal(cancelled?.status(), 200);
-          assert.match(
-            await page.locator(".status").innerText(),
-            /has been cancelled/,
-          );
-          if (vp.name === "phone") {
-            await assertNoSidewaysScroll(page, "a cancelled event on a phone");
+            // Tag pages through the tag links.
+            await page.goto(`${base}/event/${jazz.slug}`);
+            await Promise.all([
+              page.waitForURL(`${base}/tag/Jazz`),
+              page.click('a.p-category[href="/tag/Jazz"]'),
+            ]);
+            assert.equal(
+              await page.locator("h1").innerText(),
+              "Events tagged #Jazz",
+            );
+            assert.deepEqual(await axeViolations(page), [], `${what} tag page`);
+            // Style nonce honoured, nothing blocked, no script errors.
+            assert.deepEqual(problems, [], `${what}: console errors`);
+          } finally {
+            await context?.close();
           }
-          await page.screenshot({
-            path: new URL(`event-cancelled${vp.suffix}.png`, ARTIFACTS)
-              .pathname,
-            fullPage: true,
-          });
-
-          // Tag pages through the tag links.
-          await page.goto(`${base}/event/${jazz.slug}`);
-          await Promise.all([
-            page.waitForURL(`${base}/tag/Jazz`),
-            page.click('a.p-category[href="/tag/Jazz"]'),
-          ]);
-          assert.equal(
-            await page.locator("h1").innerText(),
-            "Events tagged #Jazz",
-          );
-          // Style nonce honoured, nothing blocked, no script errors.
-          assert.deepEqual(problems, [], `${vp.name}: console errors`);
-        } finally {
-          await context?.close();
         }
       }
     } finally {

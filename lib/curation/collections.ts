@@ -14,6 +14,7 @@ import {
   type SQL,
   sql,
 } from "drizzle-orm";
+import { z } from "zod";
 import type { Db } from "../../db/client.ts";
 import {
   apUsers,
@@ -36,6 +37,50 @@ import {
   withAnyTagName,
 } from "../events/list.ts";
 import { cleanTag } from "../events/tags.ts";
+
+/**
+ * A filter as written (POST and PUT replace every field: omitted arrays
+ * become empty and negate false); the API and the web interface validate
+ * with it.
+ */
+export const filterInputSchema = z.object({
+  negate: z.boolean().optional().default(false),
+  tags: z.array(z.string().trim().min(1).max(100)).max(50).optional().default(
+    [],
+  ),
+  places: z.array(
+    z.object({
+      id: z.number().int().positive(),
+      name: z.string().max(250).optional().default(""),
+    }).strict(),
+  ).max(50).optional().default([]),
+  actors: z.array(
+    z.object({
+      ap_id: z.string().url().max(2000).nullable(),
+    }).strict(),
+  ).max(50).optional().default([]),
+  collectionId: z.number().int().positive(),
+}).strict();
+
+/** A collection's name: trimmed, 1 to 100 characters. */
+const collectionName = z.string().trim().min(1).max(100);
+const sortIndex = z.number().int().min(-1_000_000).max(1_000_000);
+
+/** A new collection (the API and the web interface validate with it). */
+export const collectionInputSchema = z.object({
+  name: collectionName,
+  isActive: z.boolean().optional(),
+  isTop: z.boolean().optional(),
+  sortIndex: sortIndex.optional(),
+}).strict();
+
+/** A change to a collection: any of its fields. */
+export const collectionPatchSchema = z.object({
+  name: collectionName.optional(),
+  isActive: z.boolean().optional(),
+  isTop: z.boolean().optional(),
+  sortIndex: sortIndex.optional(),
+}).strict();
 
 export type CollectionRow = typeof collections.$inferSelect;
 export type FilterRow = typeof filters.$inferSelect;
@@ -154,6 +199,19 @@ export async function deleteCollection(db: Db, id: number): Promise<void> {
     }),
   ]);
   if (deleted.length === 0) throw notFound("Collection");
+}
+
+/** A collection by id with its filters (oldest first), in one round trip; null when unknown. */
+export async function findCollectionById(
+  db: Db,
+  id: number,
+): Promise<{ collection: CollectionRow; filters: FilterRow[] } | null> {
+  const [[collection], rows] = await db.batch([
+    db.select().from(collections).where(eq(collections.id, id)),
+    db.select().from(filters).where(eq(filters.collectionId, id))
+      .orderBy(asc(filters.id)),
+  ]);
+  return collection ? { collection, filters: rows } : null;
 }
 
 /** The filters of a collection, oldest first; 404 for an unknown collection. */

@@ -1,7 +1,7 @@
 /** Storage of remote actors and instances: follow state, trust and blocks. */
 import { and, asc, count, desc, eq, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { apUsers, instances } from "../../db/schema.ts";
+import { apUsers, events, instances, resources } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { notFound } from "../errors.ts";
 import { type BatchRead, runRead } from "../events/load.ts";
@@ -136,32 +136,48 @@ export async function isBlockedSender(db: Db, apId: string): Promise<boolean> {
   return actor[0]?.blocked === true || instance[0]?.blocked === true;
 }
 
-/** Flips an actor's block; 404 for an unknown actor. */
+/**
+ * Flips an actor's block, or sets it to `to` when given (a form that says
+ * which it wants, so a page shown before another admin's change does not
+ * undo it); 404 for an unknown actor.
+ */
 export async function toggleActorBlock(
   db: Db,
   clock: Clock,
   apId: string,
+  to?: boolean,
 ): Promise<ApUserRow> {
   const [row] = await db.update(apUsers).set({
-    blocked: sql`not ${apUsers.blocked}`,
+    blocked: to ?? sql`not ${apUsers.blocked}`,
     updatedAt: clock.now(),
   }).where(eq(apUsers.ap_id, apId)).returning();
   if (!row) throw notFound("AP actor");
   return row;
 }
 
-/** Flips an instance's block; 404 for an unknown domain. */
+/** Flips an instance's block, or sets it to `to` when given; 404 for an unknown domain. */
 export async function toggleInstanceBlock(
   db: Db,
   clock: Clock,
   domain: string,
+  to?: boolean,
 ): Promise<InstanceRow> {
   const [row] = await db.update(instances).set({
-    blocked: sql`not ${instances.blocked}`,
+    blocked: to ?? sql`not ${instances.blocked}`,
     updatedAt: clock.now(),
   }).where(eq(instances.domain, domain)).returning();
   if (!row) throw notFound("Instance");
   return row;
+}
+
+/** An actor in the API's shape with its instance (one query); 404 when unknown. */
+export async function findActorWithInstance(db: Db, apId: string) {
+  const [row] = await db.select({ actor: apUsers, instance: instances })
+    .from(apUsers)
+    .leftJoin(instances, eq(instances.domain, apUsers.instanceDomain))
+    .where(eq(apUsers.ap_id, apId));
+  if (!row) throw notFound("AP actor");
+  return serializeApActor(row.actor, row.instance);
 }
 
 /** One page of actors, newest first, with their instances. */
@@ -196,6 +212,93 @@ export async function listInstances(db: Db, page: number, pageSize: number) {
     count: n,
     totalPages: Math.ceil(n / pageSize),
   };
+}
+
+/** An actor with what it has sent us: remote events and resources (comments). */
+export interface ActorActivity {
+  actor: ReturnType<typeof serializeApActor>;
+  events: number;
+  resources: number;
+}
+
+/**
+ * One page of actors (newest first, of one instance when given) with the
+ * number of remote events and resources each has sent us: the counts are
+ * subqueries of the page's one query (over the actor indexes of both
+ * tables), so the page costs the same whatever its length.
+ */
+export async function listActorsWithActivity(
+  db: Db,
+  page: number,
+  pageSize: number,
+  instanceDomain?: string,
+): Promise<{ data: ActorActivity[]; count: number; totalPages: number }> {
+  const where = instanceDomain === undefined
+    ? undefined
+    : eq(apUsers.instanceDomain, instanceDomain);
+  const [rows, [{ n }]] = await db.batch([
+    db.select({
+      actor: apUsers,
+      instance: instances,
+      events: sql<
+        number
+      >`(select count(*) from ${events} where ${events.apUserApId} = ${apUsers.ap_id})`,
+      resources: sql<
+        number
+      >`(select count(*) from ${resources} where ${resources.apUserApId} = ${apUsers.ap_id})`,
+    }).from(apUsers)
+      .leftJoin(instances, eq(instances.domain, apUsers.instanceDomain))
+      .where(where)
+      .orderBy(desc(apUsers.createdAt), asc(apUsers.ap_id))
+      .limit(pageSize).offset((page - 1) * pageSize),
+    db.select({ n: count() }).from(apUsers).where(where),
+  ]);
+  return {
+    data: rows.map((r) => ({
+      actor: serializeApActor(r.actor, r.instance),
+      events: Number(r.events),
+      resources: Number(r.resources),
+    })),
+    count: n,
+    totalPages: Math.ceil(n / pageSize),
+  };
+}
+
+/** One page of instances by domain, each with its number of known actors. */
+export async function listInstancesWithActors(
+  db: Db,
+  page: number,
+  pageSize: number,
+) {
+  const [rows, [{ n }]] = await db.batch([
+    db.select({
+      instance: instances,
+      actors: sql<
+        number
+      >`(select count(*) from ${apUsers} where ${apUsers.instanceDomain} = ${instances.domain})`,
+    }).from(instances).orderBy(asc(instances.domain)).limit(pageSize)
+      .offset((page - 1) * pageSize),
+    db.select({ n: count() }).from(instances),
+  ]);
+  return {
+    data: rows.map((r) => ({
+      instance: serializeInstance(r.instance),
+      actors: Number(r.actors),
+    })),
+    count: n,
+    totalPages: Math.ceil(n / pageSize),
+  };
+}
+
+/** An instance by domain, or null. */
+export async function findInstance(
+  db: Db,
+  domain: string,
+): Promise<InstanceRow | null> {
+  const [row] = await db.select().from(instances).where(
+    eq(instances.domain, domain),
+  );
+  return row ?? null;
 }
 
 /** Where to deliver to a follower: its inbox and shared inbox, from the stored actor JSON. */

@@ -81,8 +81,11 @@ export interface FederationService {
   publicationsQueued(): void;
   /** Fetches an actor (URL, @user@host or instance domain), trusts and follows it. */
   addTrust(input: string): Promise<ApUserRow>;
-  /** Follows an actor we do not follow, or unfollows one we do. */
-  toggleFollow(apId: string): Promise<ApUserRow>;
+  /**
+   * Follows an actor we do not follow, or unfollows one we do; with `to`,
+   * only towards that state.
+   */
+  toggleFollow(apId: string, to?: boolean): Promise<ApUserRow>;
   /**
    * Withdraws trust from an actor: its events are no longer imported, and a
    * Follow of ours (accepted or pending) is undone.

@@ -12,18 +12,50 @@ import {
   type Object as APObject,
   Undo,
 } from "@fedify/vocab";
+import { z } from "zod";
 import { invalidRequest, notFound } from "../errors.ts";
 import type { ApUserRow } from "../events/serialize.ts";
 import { getSettings, type Settings } from "../settings.ts";
 import { findActor, setActorFlags, upsertActor } from "./actors.ts";
 import { asRecord, type FederationCore } from "./core.ts";
 
+/** What an admin gives to trust: an actor URL, a handle or a domain (API and web). */
+export const trustInputSchema = z.object({
+  url: z.string().trim().min(1).max(2000),
+});
+
+/**
+ * Why an actor could not be trusted: the `message` of the 400's `details`
+ * entry for the field `url` (the web interface says each in its language).
+ */
+export const TRUST_PROBLEMS = {
+  format: "not an actor URL, handle or domain",
+  unreachable: "could not be fetched",
+  notActor: "not a reachable actor",
+  handle: "the handle names no ActivityPub actor",
+  instance: "the instance names no application actor",
+  self: "this instance's own actor",
+} as const;
+
+/** A 400 about the field `url` for one of TRUST_PROBLEMS. */
+function trustProblem(
+  message: string,
+  problem: keyof typeof TRUST_PROBLEMS,
+) {
+  return invalidRequest(message, [
+    { field: "url", message: TRUST_PROBLEMS[problem] },
+  ]);
+}
+
 /** The operations on remote actors (FederationService's). */
 export interface Trust {
   /** Fetches an actor (URL, @user@host or instance domain), trusts and follows it. */
   addTrust(input: string): Promise<ApUserRow>;
-  /** Follows an actor we do not follow, or unfollows one we do. */
-  toggleFollow(apId: string): Promise<ApUserRow>;
+  /**
+   * Follows an actor we do not follow, or unfollows one we do; with `to`,
+   * only towards that state (true: send a Follow unless we follow it).
+   */
+  toggleFollow(apId: string, to?: boolean): Promise<ApUserRow>;
   /**
    * Withdraws trust from an actor: its events are no longer imported, and a
    * Follow of ours (accepted or pending) is undone.
@@ -140,7 +172,7 @@ export function createTrust(core: FederationCore): Trust {
         )
         : undefined;
       if (typeof self?.href !== "string") {
-        throw invalidRequest("That handle names no ActivityPub actor");
+        throw trustProblem("That handle names no ActivityPub actor", "handle");
       }
       return self.href;
     }
@@ -155,13 +187,17 @@ export function createTrust(core: FederationCore): Trust {
         )
         : undefined;
       if (typeof app?.href !== "string") {
-        throw invalidRequest("That instance names no application actor");
+        throw trustProblem(
+          "That instance names no application actor",
+          "instance",
+        );
       }
       return app.href;
     }
-    throw invalidRequest("Give an actor URL, a @user@host handle or a domain", [
-      { field: "url", message: "not an actor URL, handle or domain" },
-    ]);
+    throw trustProblem(
+      "Give an actor URL, a @user@host handle or a domain",
+      "format",
+    );
   }
 
   /**
@@ -183,9 +219,7 @@ export function createTrust(core: FederationCore): Trust {
       target = await resolveActorUrl(input);
     } catch (err) {
       if (err instanceof Error && err.name === "ApiError") throw err;
-      throw invalidRequest(`Could not reach ${input}`, [
-        { field: "url", message: "could not be fetched" },
-      ]);
+      throw trustProblem(`Could not reach ${input}`, "unreachable");
     }
     const ctx = federation.createContext(new URL(baseUrl));
     let found: APObject | null = null;
@@ -195,9 +229,9 @@ export function createTrust(core: FederationCore): Trust {
       log.info("actor lookup failed", { target, error: String(err) });
     }
     if (!found || !isActor(found) || !found.id) {
-      throw invalidRequest(
+      throw trustProblem(
         "No ActivityPub actor there (private addresses are refused unless ALLOW_PRIVATE_ADDRESSES=true)",
-        [{ field: "url", message: "not a reachable actor" }],
+        "notActor",
       );
     }
     return found;
@@ -209,7 +243,7 @@ export function createTrust(core: FederationCore): Trust {
       const actor = await fetchActor(input);
       const apId = actor.id!.href;
       if (apId === me(settings)) {
-        throw invalidRequest("That is this instance's own actor");
+        throw trustProblem("That is this instance's own actor", "self");
       }
       const isApp = actor instanceof Application;
       const row = await upsertActor(
@@ -235,10 +269,11 @@ export function createTrust(core: FederationCore): Trust {
       return row;
     },
 
-    async toggleFollow(apId) {
+    async toggleFollow(apId, to) {
       const settings = await requireSettings();
       const row = await findActor(db, apId);
       if (!row) throw notFound("AP actor");
+      if (to !== undefined && row.following === to) return row;
       const ctx = federation.createContext(new URL(baseUrl));
       const target = await fetchActor(apId);
       const follow = new Follow({

@@ -1,7 +1,23 @@
 /** OAuth client registration and authentication. */
-import { eq } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNull,
+  sql,
+} from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { type OAuthAuthMethod, oauthClients } from "../../db/schema.ts";
+import {
+  type OAuthAuthMethod,
+  oauthClients,
+  oauthCodes,
+  oauthGrants,
+  oauthTokens,
+} from "../../db/schema.ts";
 import { randomToken } from "../auth/tokens.ts";
 import type { Clock } from "../clock.ts";
 import { constantTimeEqual, sha256Hex } from "./crypto.ts";
@@ -147,4 +163,108 @@ export async function authenticateClient(
     throw invalidClient("Client authentication failed");
   }
   return client;
+}
+
+/** A registered client as the administration lists it. */
+export interface ClientSummary {
+  client_id: string;
+  name: string;
+  website: string | null;
+  redirect_uris: string[];
+  scopes: string;
+  createdAt: Date;
+  /** Users with a live authorisation (a grant not withdrawn, with a token not expired). */
+  users: number;
+}
+
+/**
+ * Clients with the number of users who authorised each and have not
+ * withdrawn it (as their account page lists them), in one query.
+ */
+function clientSummaries(db: Db, clock: Clock) {
+  const alive = db.select({ grantId: oauthTokens.grantId }).from(oauthTokens)
+    .where(
+      and(
+        gt(oauthTokens.expiresAt, clock.now()),
+        isNull(oauthTokens.revokedAt),
+        isNull(oauthTokens.usedAt),
+      ),
+    );
+  const authorised = db.select({
+    clientId: oauthGrants.clientId,
+    users: sql<number>`count(distinct ${oauthGrants.userId})`.as("users"),
+  }).from(oauthGrants).where(
+    and(isNull(oauthGrants.revokedAt), inArray(oauthGrants.id, alive)),
+  ).groupBy(oauthGrants.clientId).as("authorised");
+  return db.select({ client: oauthClients, users: authorised.users })
+    .from(oauthClients)
+    .leftJoin(authorised, eq(authorised.clientId, oauthClients.id));
+}
+
+function summaryOf(
+  { client, users }: { client: OAuthClientRow; users: number | null },
+): ClientSummary {
+  return {
+    client_id: client.id,
+    name: client.name,
+    website: client.website,
+    redirect_uris: client.redirect_uris,
+    scopes: client.scopes,
+    createdAt: client.createdAt,
+    users: Number(users ?? 0),
+  };
+}
+
+/** One page of registered clients, newest first, with their users (one round trip). */
+export async function listClients(
+  db: Db,
+  clock: Clock,
+  page: number,
+  pageSize: number,
+): Promise<{ data: ClientSummary[]; count: number; totalPages: number }> {
+  const [rows, [{ n }]] = await db.batch([
+    clientSummaries(db, clock)
+      .orderBy(desc(oauthClients.createdAt), asc(oauthClients.id))
+      .limit(pageSize).offset((page - 1) * pageSize),
+    db.select({ n: count() }).from(oauthClients),
+  ]);
+  return {
+    data: rows.map(summaryOf),
+    count: n,
+    totalPages: Math.ceil(n / pageSize),
+  };
+}
+
+/** One client with its users, or null. */
+export async function findClientSummary(
+  db: Db,
+  clock: Clock,
+  clientId: string,
+): Promise<ClientSummary | null> {
+  if (clientId.length > 200) return null;
+  const [row] = await clientSummaries(db, clock).where(
+    eq(oauthClients.id, clientId),
+  );
+  return row ? summaryOf(row) : null;
+}
+
+/**
+ * Deletes a client with its codes, grants and tokens, in one batch: its
+ * codes can no longer be exchanged and its tokens stop working at once.
+ * False when no such client exists.
+ */
+export async function deleteClient(db: Db, clientId: string): Promise<boolean> {
+  if (clientId.length > 200) return false;
+  const grants = db.select({ id: oauthGrants.id }).from(oauthGrants).where(
+    eq(oauthGrants.clientId, clientId),
+  );
+  const [, , , deleted] = await db.batch([
+    db.delete(oauthTokens).where(inArray(oauthTokens.grantId, grants)),
+    db.delete(oauthCodes).where(eq(oauthCodes.clientId, clientId)),
+    db.delete(oauthGrants).where(eq(oauthGrants.clientId, clientId)),
+    db.delete(oauthClients).where(eq(oauthClients.id, clientId)).returning({
+      id: oauthClients.id,
+    }),
+  ]);
+  return deleted.length > 0;
 }

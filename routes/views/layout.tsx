@@ -3,10 +3,10 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 
 const STYLE = `
-:root { color-scheme: light dark; --accent: #2457c5; --danger: #b3261e; }
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1a1b1e; --accent: #2457c5; --danger: #b3261e; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-  background: Canvas; color: CanvasText; }
+  background: var(--bg); color: var(--fg); }
 main { max-width: 32rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 0; }
@@ -114,7 +114,25 @@ p.label { font-weight: 600; margin: 0.9rem 0 0; }
 form.search, section.invitations { margin-top: 1.5rem; }
 h2.count { margin: 1rem 0 0; }
 nav.pager { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; margin: 1rem 0; }
-@media (prefers-color-scheme: dark) { :root { --accent: #8fb0ff; --danger: #ff8a80; }
+h3 { font-size: 1.05rem; margin: 0; overflow-wrap: anywhere; }
+.actions > form { display: flex; flex: 1 1 8rem; }
+.actions > form > button { flex: 1 1 auto; }
+button.danger { background: var(--danger); color: #fff; border: 1px solid var(--danger); }
+.check { display: flex; gap: 0.6rem; align-items: center; margin-top: 0.9rem; }
+.check label { margin: 0; font-weight: 400; }
+.check input { width: 1.4rem; height: 1.4rem; }
+select[multiple] { width: 100%; }
+.pager { display: flex; justify-content: space-between; gap: 1rem; margin: 1rem 0; }
+.note { border-left: 4px solid var(--accent); padding: 0.5rem 0.75rem; }
+ul.plain { margin: 0.2rem 0 0.6rem; padding-left: 1.2rem; }
+details { margin-top: 0.75rem; }
+summary { cursor: pointer; color: var(--accent); padding: 0.4rem 0; }
+summary:focus-visible, input[type=checkbox]:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+footer.site { border-top: 1px solid #8885; padding: 0.5rem 1.25rem 1.5rem; }
+.languages ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1rem; margin: 0; padding: 0; }
+.languages a { display: inline-block; padding: 0.4rem 0; }
+.languages a[aria-current] { color: inherit; font-weight: 700; text-decoration: none; }
+@media (prefers-color-scheme: dark) { :root { --bg: #141518; --fg: #ececf0; --accent: #8fb0ff; --danger: #ff8a80; }
   button.approve, button.danger { color: #10131a; } }
 `;
 
@@ -126,6 +144,8 @@ export function Layout(
     lang?: string;
     /** Shown above the main column (the interface's navigation). */
     header?: Child;
+    /** Shown below it (the language switch). */
+    footer?: Child;
     /** A wider main column, for tables. */
     wide?: boolean;
     children?: Child;
@@ -146,6 +166,7 @@ export function Layout(
         <body>
           {props.header}
           <main class={props.wide ? "wide" : undefined}>{props.children}</main>
+          {props.footer}
         </body>
       </html>
     </>

@@ -2,6 +2,7 @@
  * The public pages: home (upcoming events by day), event, tag, place,
  * collection, and the HTML error page. Events carry h-event microformats.
  */
+import type { Translate } from "../../lib/i18n.ts";
 import { publicMediaUrl } from "../../lib/media/public.ts";
 import { raw } from "hono/html";
 import type { EventStatus } from "../../db/schema.ts";
@@ -31,29 +32,33 @@ import {
   tagPath,
 } from "./structured.ts";
 
-const STATUS_WORDS: Record<EventStatus, { badge: string; notice: string }> = {
-  EventScheduled: { badge: "", notice: "" },
-  EventCancelled: {
-    badge: "Cancelled",
-    notice: "This event has been cancelled.",
-  },
-  EventPostponed: {
-    badge: "Postponed",
-    notice: "This event has been postponed; the new date is not known yet.",
-  },
-  EventRescheduled: {
-    badge: "Rescheduled",
-    notice: "This event has been rescheduled: check the new date below.",
-  },
-  EventMovedOnline: {
-    badge: "Moved online",
-    notice: "This event has moved online.",
-  },
-};
+const MARKED_STATUSES = new Set<EventStatus>([
+  "EventCancelled",
+  "EventPostponed",
+  "EventRescheduled",
+  "EventMovedOnline",
+]);
 
-function StatusBadge(props: { status: EventStatus }) {
-  const words = STATUS_WORDS[props.status];
-  if (!words?.badge) return null;
+/** A status's badge and notice in the page's language (empty when scheduled). */
+function statusWords(
+  status: EventStatus,
+  t: Translate,
+): { badge: string; notice: string } {
+  if (!MARKED_STATUSES.has(status)) return { badge: "", notice: "" };
+  const marked = status as
+    | "EventCancelled"
+    | "EventPostponed"
+    | "EventRescheduled"
+    | "EventMovedOnline";
+  return {
+    badge: t(`public.status.${marked}.badge`),
+    notice: t(`public.status.${marked}.notice`),
+  };
+}
+
+function StatusBadge(props: { status: EventStatus; t: Translate }) {
+  const words = statusWords(props.status, props.t);
+  if (!words.badge) return null;
   return <span class={`badge st-${props.status}`}>{words.badge}</span>;
 }
 
@@ -76,7 +81,7 @@ function EventItem(
     <li class={`h-event event-item${cancelled ? " is-cancelled" : ""}`}>
       <h3>
         <a class="p-name u-url" href={eventPath(event.slug)}>{event.title}</a>
-        <StatusBadge status={event.status} />
+        <StatusBadge status={event.status} t={site.t} />
       </h3>
       <p class="meta">
         <time
@@ -106,7 +111,7 @@ function EventItem(
         )}
       </p>
       {event.tags.length > 0 && (
-        <ul class="tags" aria-label="Tags">
+        <ul class="tags" aria-label={site.t("public.tags")}>
           {event.tags.map((tag) => (
             <li>
               <a class="p-category" href={tagPath(tag)}>#{tag}</a>
@@ -135,6 +140,7 @@ export function HomeView(
   props: { site: SiteInfo; nonce: string; data: HomePage },
 ) {
   const { site, data } = props;
+  const { t } = site;
   const base = site.baseUrl;
   const pageUrl = (n: number) => n === 1 ? "/" : `/?page=${n}`;
   const empty = data.days.length === 0;
@@ -145,27 +151,32 @@ export function HomeView(
       meta={{
         title: data.page === 1
           ? site.title
-          : `Upcoming events, page ${data.page}`,
+          : t("public.home.titlePage", { page: data.page }),
         description: site.description ||
-          `Upcoming events on ${site.title}`,
+          t("public.home.description", { site: site.title }),
         canonical: `${base}${pageUrl(data.page)}`,
-        feeds: { path: "", label: "all events" },
+        feeds: allEvents(t),
         prev: data.hasPrevious ? pageUrl(data.page - 1) : undefined,
         next: data.hasNext ? pageUrl(data.page + 1) : undefined,
       }}
     >
       <h1>
-        Upcoming events
-        {data.page > 1 && <span class="muted">(page {data.page})</span>}
+        {t("public.home.heading")}
+        {data.page > 1 && (
+          <>
+            {" "}
+            <span class="muted">
+              {t("public.home.pageNumber", { page: data.page })}
+            </span>
+          </>
+        )}
       </h1>
       {site.description && data.page === 1 && (
         <p class="muted intro">{site.description}</p>
       )}
       {empty && (
         <p class="empty">
-          {data.page === 1
-            ? "No upcoming events yet."
-            : "There are no more upcoming events."}
+          {data.page === 1 ? t("public.home.empty") : t("public.home.noMore")}
         </p>
       )}
       <div class="h-feed">
@@ -173,7 +184,7 @@ export function HomeView(
           const id = `day-${day.key}`;
           return (
             <section class="day" aria-labelledby={id}>
-              <h2 id={id}>{day.label ?? "Happening now"}</h2>
+              <h2 id={id}>{day.label ?? t("public.home.now")}</h2>
               <EventList
                 events={day.events}
                 site={site}
@@ -184,15 +195,15 @@ export function HomeView(
         })}
       </div>
       {(data.hasPrevious || data.hasNext) && (
-        <nav class="pager" aria-label="Pages">
+        <nav class="pager" aria-label={t("public.pages")}>
           {data.hasPrevious && (
             <a class="prev" rel="prev" href={pageUrl(data.page - 1)}>
-              ← Previous page
+              {t("public.previous")}
             </a>
           )}
           {data.hasNext && (
             <a class="next" rel="next" href={pageUrl(data.page + 1)}>
-              Next page →
+              {t("public.next")}
             </a>
           )}
         </nav>
@@ -201,7 +212,9 @@ export function HomeView(
   );
 }
 
-function PlaceDetails(props: { place: PlaceRow; link: boolean }) {
+function PlaceDetails(
+  props: { place: PlaceRow; link: boolean; t: Translate },
+) {
   const { place } = props;
   const map = mapUrl(place);
   return (
@@ -221,7 +234,7 @@ function PlaceDetails(props: { place: PlaceRow; link: boolean }) {
           <data class="p-longitude" value={String(place.longitude)}></data>
           <br />
           <a class="map" href={map} rel="noopener">
-            Show on the map (OpenStreetMap)
+            {props.t("public.map")}
           </a>
         </>
       )}
@@ -234,6 +247,7 @@ export function EventView(
   props: { site: SiteInfo; nonce: string; data: EventPage },
 ) {
   const { site, data } = props;
+  const { t } = site;
   const { event, place } = data;
   const canonical = `${site.baseUrl}${eventPath(event.slug)}`;
   const image = event.media
@@ -241,7 +255,7 @@ export function EventView(
     .find((m) => m.url !== null);
   const end = endLabel(event.start_datetime, event.end_datetime, site, "full");
   const online = event.online_locations;
-  const status = STATUS_WORDS[event.status];
+  const status = statusWords(event.status, t);
   const summary = [
     whenInWords(event.start_datetime, event.end_datetime, site),
     place?.name,
@@ -257,12 +271,14 @@ export function EventView(
       meta={{
         title: event.title,
         description: [
-          status.badge ? `${status.badge}: ` : "",
+          status.badge
+            ? t("public.statusPrefix", { status: status.badge })
+            : "",
           summary,
           excerpt ? `. ${excerpt}` : "",
         ].join(""),
         canonical,
-        feeds: { path: "", label: "all events" },
+        feeds: allEvents(t),
         image: image ? { url: image.url!, alt: image.item.name ?? "" } : null,
         jsonLd: eventJsonLd(data, site, canonical),
       }}
@@ -291,7 +307,7 @@ export function EventView(
           </figure>
         )}
         <dl class="facts">
-          <dt>When</dt>
+          <dt>{t("public.event.when")}</dt>
           <dd>
             <time
               class="dt-start"
@@ -311,19 +327,21 @@ export function EventView(
               </>
             )}
             <br />
-            <span class="muted">{site.timezone} time</span>
+            <span class="muted">
+              {t("public.event.zone", { zone: site.timezone })}
+            </span>
           </dd>
           {place && (
             <>
-              <dt>Where</dt>
+              <dt>{t("public.event.where")}</dt>
               <dd>
-                <PlaceDetails place={place} link />
+                <PlaceDetails place={place} link t={t} />
               </dd>
             </>
           )}
           {online.length > 0 && (
             <>
-              <dt>Online</dt>
+              <dt>{t("public.event.online")}</dt>
               <dd>
                 <ul>
                   {online.map((url) => (
@@ -348,18 +366,18 @@ export function EventView(
             href={`${eventPath(event.slug)}.ics`}
             type="text/calendar"
           >
-            Add to calendar
+            {t("public.event.addToCalendar")}
           </a>
         </p>
         {event.description && (
           <section aria-labelledby="about">
-            <h2 id="about">About this event</h2>
+            <h2 id="about">{t("public.event.about")}</h2>
             <div class="e-content description">{raw(event.description)}</div>
           </section>
         )}
         {data.tags.length > 0 && (
           <section aria-labelledby="tags-title">
-            <h2 id="tags-title">Tags</h2>
+            <h2 id="tags-title">{t("public.tags")}</h2>
             <ul class="tags">
               {data.tags.map((tag) => (
                 <li>
@@ -371,25 +389,26 @@ export function EventView(
         )}
         {data.occurrences.length > 0 && (
           <section aria-labelledby="dates-title">
-            <h2 id="dates-title">Next dates</h2>
+            <h2 id="dates-title">{t("public.event.nextDates")}</h2>
             <ul>
               {data.occurrences.map((o) => (
                 <li>
                   <a href={eventPath(o.slug)}>
                     {shortDateTime(o.start_datetime, site)}
                   </a>
-                  <StatusBadge status={o.status} />
+                  <StatusBadge status={o.status} t={t} />
                 </li>
               ))}
             </ul>
           </section>
         )}
         <p class="muted permalink">
-          Link to this page: <a class="u-url" href={canonical}>{canonical}</a>
+          {t("public.event.link")}{" "}
+          <a class="u-url" href={canonical}>{canonical}</a>
           {original && (
             <>
               <br />
-              Published on another server:{" "}
+              {t("public.event.original")}{" "}
               <a href={original} rel="noopener nofollow">{original}</a>
             </>
           )}
@@ -411,14 +430,14 @@ function Listing(
   return (
     <>
       <section aria-labelledby="upcoming-title">
-        <h2 id="upcoming-title">Upcoming</h2>
+        <h2 id="upcoming-title">{site.t("public.upcoming")}</h2>
         {listing.events.length
           ? <EventList events={listing.events} site={site} withDate />
           : <p class="empty">{props.emptyText}</p>}
       </section>
       {listing.pastEvents.length > 0 && (
         <section aria-labelledby="past-title">
-          <h2 id="past-title">Past</h2>
+          <h2 id="past-title">{site.t("public.past")}</h2>
           <EventList events={listing.pastEvents} site={site} withDate />
         </section>
       )}
@@ -432,48 +451,56 @@ interface ListingProps {
   listing: SplitListing;
 }
 
-function listingDescription(
-  site: SiteInfo,
-  what: string,
-  listing: SplitListing,
-): string {
+/** The feeds of the whole instance, in the page's language. */
+function allEvents(t: Translate): FeedScope {
+  return {
+    path: "",
+    label: t("public.feed.all"),
+    heading: t("public.subscribe.all"),
+  };
+}
+
+/** How many upcoming events a listing has, in words ("3 upcoming events"). */
+function upcomingCount(t: Translate, listing: SplitListing): string {
   const n = listing.events.length;
-  return `${
-    n === 0
-      ? "No upcoming events"
-      : n === 1
-      ? "1 upcoming event"
-      : `${n}${n >= LISTING_LIMITS.limit ? "+" : ""} upcoming events`
-  } ${what} on ${site.title}`;
+  return n === 0
+    ? t("public.count.none")
+    : n === 1
+    ? t("public.count.one")
+    : t("public.count.many", {
+      count: `${n}${n >= LISTING_LIMITS.limit ? "+" : ""}`,
+    });
 }
 
 /** The page of a tag. */
 export function TagView(props: ListingProps & { tag: string }) {
-  const { site } = props;
+  const { site, tag } = props;
+  const { t } = site;
   const feeds: FeedScope = {
-    path: `/tag/${encodeURIComponent(props.tag)}`,
-    label: `events tagged #${props.tag}`,
+    path: `/tag/${encodeURIComponent(tag)}`,
+    label: t("public.feed.tag", { tag }),
+    heading: t("public.subscribe.tag", { tag }),
   };
   return (
     <SitePage
       site={site}
       nonce={props.nonce}
       meta={{
-        title: `#${props.tag}`,
-        description: listingDescription(
-          site,
-          `tagged #${props.tag}`,
-          props.listing,
-        ),
-        canonical: `${site.baseUrl}${tagPath(props.tag)}`,
+        title: `#${tag}`,
+        description: t("public.tag.description", {
+          count: upcomingCount(t, props.listing),
+          tag,
+          site: site.title,
+        }),
+        canonical: `${site.baseUrl}${tagPath(tag)}`,
         feeds,
       }}
     >
-      <h1>Events tagged #{props.tag}</h1>
+      <h1>{t("public.tag.heading", { tag })}</h1>
       <Listing
         site={site}
         listing={props.listing}
-        emptyText="No upcoming events with this tag."
+        emptyText={t("public.tag.empty")}
       />
     </SitePage>
   );
@@ -482,6 +509,7 @@ export function TagView(props: ListingProps & { tag: string }) {
 /** The page of a place: where it is, and its events. */
 export function PlaceView(props: ListingProps & { place: PlaceRow }) {
   const { site, place } = props;
+  const { t } = site;
   return (
     <SitePage
       site={site}
@@ -490,18 +518,26 @@ export function PlaceView(props: ListingProps & { place: PlaceRow }) {
         title: place.name,
         description: [
           place.address,
-          listingDescription(site, `at ${place.name}`, props.listing),
+          t("public.place.description", {
+            count: upcomingCount(t, props.listing),
+            place: place.name,
+            site: site.title,
+          }),
         ].filter(Boolean).join(". "),
         canonical: `${site.baseUrl}${placePath(place.id)}`,
-        feeds: { path: `/place/${place.id}`, label: `events at ${place.name}` },
+        feeds: {
+          path: `/place/${place.id}`,
+          label: t("public.feed.place", { place: place.name }),
+          heading: t("public.subscribe.place", { place: place.name }),
+        },
       }}
     >
       <h1>{place.name}</h1>
-      <PlaceDetails place={place} link={false} />
+      <PlaceDetails place={place} link={false} t={t} />
       <Listing
         site={site}
         listing={props.listing}
-        emptyText="No upcoming events at this place."
+        emptyText={t("public.place.empty")}
       />
     </SitePage>
   );
@@ -509,28 +545,33 @@ export function PlaceView(props: ListingProps & { place: PlaceRow }) {
 
 /** The page of a collection. */
 export function CollectionView(props: ListingProps & { name: string }) {
-  const { site } = props;
-  const path = `/collection/${encodeURIComponent(props.name)}`;
+  const { site, name } = props;
+  const { t } = site;
+  const path = `/collection/${encodeURIComponent(name)}`;
   return (
     <SitePage
       site={site}
       nonce={props.nonce}
       meta={{
-        title: props.name,
-        description: listingDescription(
-          site,
-          `in ${props.name}`,
-          props.listing,
-        ),
+        title: name,
+        description: t("public.collection.description", {
+          count: upcomingCount(t, props.listing),
+          name,
+          site: site.title,
+        }),
         canonical: `${site.baseUrl}${path}`,
-        feeds: { path, label: props.name },
+        feeds: {
+          path,
+          label: name,
+          heading: t("public.subscribe.collection", { name }),
+        },
       }}
     >
-      <h1>{props.name}</h1>
+      <h1>{name}</h1>
       <Listing
         site={site}
         listing={props.listing}
-        emptyText="No upcoming events in this collection."
+        emptyText={t("public.collection.empty")}
       />
     </SitePage>
   );
@@ -555,14 +596,14 @@ export function ErrorView(
         title: props.title,
         description: props.message,
         canonical: `${site.baseUrl}${props.path}`,
-        feeds: { path: "", label: "all events" },
+        feeds: allEvents(site.t),
         noindex: true,
       }}
     >
       <h1>{props.title}</h1>
       <p>{props.message}</p>
       <p>
-        <a href="/">See the upcoming events</a>
+        <a href="/">{site.t("public.seeUpcoming")}</a>
       </p>
     </SitePage>
   );

@@ -5,15 +5,22 @@
  */
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
+import type { Translate } from "../../lib/i18n.ts";
+import type { LanguageLink } from "../language.ts";
 
-/** What every page knows about the instance. */
+/** What every page knows about the instance, and the language it is in. */
 export interface SiteInfo {
   title: string;
   description: string;
   /** Public origin without a trailing slash. */
   baseUrl: string;
+  /** The locale of the page (`<html lang>`, dates): see routes/language.ts. */
   locale: string;
   timezone: string;
+  /** The page's strings. */
+  t: Translate;
+  /** The language switch: this page in each language it is offered in. */
+  languages: LanguageLink[];
 }
 
 /** The feeds of a page: the whole instance (`path` "") or a tag, place or collection. */
@@ -22,6 +29,8 @@ export interface FeedScope {
   path: string;
   /** What is subscribed to, in words ("all events", "#jazz", ...). */
   label: string;
+  /** The footer's heading ("Subscribe to all events"). */
+  heading: string;
 }
 
 export interface PageMeta {
@@ -92,7 +101,12 @@ a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; border-
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   clip-path: inset(50%); white-space: nowrap; }
 header.site { border-bottom: 1px solid var(--line); }
-header.site .wrap { padding-top: 0.85rem; padding-bottom: 0.85rem; }
+header.site .wrap { padding-top: 0.85rem; padding-bottom: 0.85rem; display: flex; flex-wrap: wrap;
+  align-items: baseline; justify-content: space-between; gap: 0.4rem 1rem; }
+.languages ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 0.75rem; margin: 0; padding: 0;
+  font-size: 0.95rem; }
+.languages a { display: inline-block; padding: 0.2rem 0; }
+.languages a[aria-current] { color: var(--fg); font-weight: 700; text-decoration: none; }
 .brand { font-weight: 700; font-size: 1.2rem; color: var(--fg); text-decoration: none; }
 .brand:hover { text-decoration: underline; }
 .tagline { color: var(--muted); margin: 0.15rem 0 0; font-size: 0.95rem; }
@@ -155,6 +169,7 @@ export function SitePage(
   },
 ) {
   const { site, meta } = props;
+  const { t } = site;
   const feeds = feedUrls(site, meta.feeds);
   const fullTitle = meta.title === site.title
     ? site.title
@@ -232,19 +247,23 @@ export function SitePage(
           <style nonce={props.nonce}>{raw(STYLE)}</style>
         </head>
         <body>
-          <a class="skip" href="#main">Skip to content</a>
+          <a class="skip" href="#main">{t("public.skip")}</a>
           <header class="site">
             <div class="wrap">
               <a class="brand" href="/">{site.title}</a>
+              <LanguageSwitch
+                label={t("public.language")}
+                links={site.languages}
+              />
             </div>
           </header>
           <main id="main" class="wrap">{props.children}</main>
           <footer class="site">
             <div class="wrap">
-              <h2>Subscribe to {meta.feeds.label}</h2>
+              <h2>{meta.feeds.heading}</h2>
               <p>
                 <a class="button webcal" href={feeds.webcal}>
-                  Subscribe in your calendar app
+                  {t("public.subscribe.app")}
                 </a>
               </p>
               <ul class="feeds">
@@ -263,11 +282,39 @@ export function SitePage(
                   </a>
                 </li>
               </ul>
-              <p>Times are shown in the {site.timezone} time zone.</p>
+              <p>{t("public.zoneNote", { zone: site.timezone })}</p>
             </div>
           </footer>
         </body>
       </html>
     </>
+  );
+}
+
+/**
+ * Links to this page in each language (no script: a link is a choice,
+ * remembered by the server); each name is written in its own language.
+ */
+export function LanguageSwitch(
+  props: { label: string; links: LanguageLink[] },
+) {
+  if (props.links.length < 2) return null;
+  return (
+    <nav class="languages" aria-label={props.label}>
+      <ul>
+        {props.links.map((link) => (
+          <li>
+            <a
+              href={link.href}
+              hreflang={link.lang}
+              lang={link.lang}
+              aria-current={link.current ? "true" : undefined}
+            >
+              {link.name}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }

@@ -1,7 +1,9 @@
 /** The frame of the signed-in interface's pages: a header with the places a role may go. */
 import type { Child } from "hono/jsx";
 import type { Translate } from "../../lib/i18n.ts";
+import type { LanguageLink } from "../language.ts";
 import { Layout } from "./layout.tsx";
+import { LanguageSwitch } from "./site.tsx";
 
 /** The signed-in user, as the header shows them. */
 export interface Viewer {
@@ -37,6 +39,8 @@ export interface PageProps {
   instanceName: string;
   /** The signed-in user with the sign-out form's token; null for a visitor. */
   viewer: Viewer | null;
+  /** The language switch (the page in each language it offers). */
+  languages?: LanguageLink[];
 }
 
 /**
@@ -94,6 +98,14 @@ export function WebPage(
           )}
         </header>
       }
+      footer={props.languages && (
+        <footer class="site">
+          <LanguageSwitch
+            label={t("public.language")}
+            links={props.languages}
+          />
+        </footer>
+      )}
     >
       {props.children}
     </Layout>

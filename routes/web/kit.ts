@@ -22,15 +22,11 @@ import {
 import { randomToken } from "../../lib/auth/tokens.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { isModerator } from "../../lib/events/access.ts";
-import {
-  INTERFACE_LANGUAGES,
-  pickLanguage,
-  type Translate,
-  translator,
-} from "../../lib/i18n.ts";
+import { INTERFACE_LANGUAGES } from "../../lib/i18n.ts";
 import { getSettings, type Settings } from "../../lib/settings.ts";
 import type { UserRow } from "../../lib/users.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { languageLinks, type PageLanguage, pageLanguage } from "../language.ts";
 import type { PageProps } from "../views/web.tsx";
 
 /** The statuses a page of the interface answers with. */
@@ -86,20 +82,16 @@ export function createWebKit(deps: RouteDeps) {
   const ownOrigin = new URL(deps.config.baseUrl).origin;
   const secret = deps.config.jwtSecret;
 
-  /** The page's language and its translator (see lib/i18n.ts). */
+  /**
+   * The page's language, its locale and translator (see routes/language.ts:
+   * a choice by `?lang=` is remembered in a cookie).
+   */
   const language = (
     c: Context<AppEnv>,
     settings: Settings,
     available: readonly string[] = INTERFACE_LANGUAGES,
-  ): { lang: string; t: Translate } => {
-    const lang = pickLanguage(
-      c.req.query("lang"),
-      c.req.header("accept-language"),
-      settings.instance_locale,
-      available,
-    );
-    return { lang, t: translator(lang) };
-  };
+  ): PageLanguage =>
+    pageLanguage(c, settings.instance_locale, available, secure);
 
   /** The session of the request's cookie, or null. */
   const session = (c: Context<AppEnv>): Promise<ActiveSession | null> =>
@@ -147,11 +139,17 @@ export function createWebKit(deps: RouteDeps) {
   ) => {
     const settings = options.settings ?? await getSettings(db);
     const nonce = randomToken(16);
+    const available = options.languages ?? INTERFACE_LANGUAGES;
+    const { lang, t } = language(c, settings, available);
     const body = await view({
       nonce,
-      ...language(c, settings, options.languages),
+      lang,
+      t,
       instanceName: settings.instance_title,
       viewer: await viewerOf(options.current ?? null),
+      // A GET shows the same page in each language; a form's answer offers
+      // its blank page (what was typed is not posted twice).
+      languages: languageLinks(c.req.url, available, lang),
     });
     c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
     c.header("Cache-Control", "no-store");

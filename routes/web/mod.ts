@@ -6,6 +6,9 @@ import { Hono } from "hono";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { accountRoutes } from "./account.ts";
 import { eventPageRoutes } from "./events.ts";
+import { clientRoutes } from "./clients.ts";
+import { collectionRoutes } from "./collections.ts";
+import { fediverseRoutes } from "./fediverse.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
 import { settingsRoutes } from "./settings.ts";
@@ -23,6 +26,9 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", eventPageRoutes(deps, web));
   app.route("/", usersRoutes(deps, web));
   app.route("/", settingsRoutes(deps, web));
+  app.route("/", fediverseRoutes(deps, web));
+  app.route("/", collectionRoutes(deps, web));
+  app.route("/", clientRoutes(deps, web));
   app.route("/", sourcePageRoutes(deps, web));
   return app;
 }

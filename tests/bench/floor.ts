@@ -2,7 +2,8 @@
  * The request floor: what the app's middleware costs before and around a
  * route, against a bare Hono app on the same Deno in the same run (the
  * runtime's limit on this machine). Measures a bare route, the app's 404,
- * /api/health, a cached public read and the uncached read of one event, with
+ * /api/health, a cached public read, the home and an event's page (cached,
+ * in French) and the uncached read of one event, with
  * wrk on loopback.
  *
  *   deno task bench:floor
@@ -72,19 +73,25 @@ const server = await startServer({
 });
 const rows: { name: string; result: WrkResult }[] = [];
 try {
-  const measure = async (name: string, url: string) => {
+  const measure = async (
+    name: string,
+    url: string,
+    headers?: Record<string, string>,
+  ) => {
     // Warm-up, then the measured run.
     await runWrk(wrk, {
       url,
       connections: CONNECTIONS,
       threads: 2,
       duration: 1,
+      headers,
     });
     const result = await runWrk(wrk, {
       url,
       connections: CONNECTIONS,
       threads: 2,
       duration: SECONDS,
+      headers,
     });
     rows.push({ name, result });
     log(`${name}: ${Math.round(result.requestsPerSec)} req/s`);
@@ -96,6 +103,23 @@ try {
   await measure(
     "app: GET /api/events/{id} (cached)",
     `${server.base}/api/events/${eventId}`,
+  );
+  // The public pages as a browser asks for them, in a language of its own.
+  const browser = {
+    accept: "text/html,application/xhtml+xml,*/*;q=0.8",
+    "accept-language": "fr-FR,fr;q=0.9,en;q=0.7",
+  };
+  await measure(
+    "app: GET / (home page, cached, fr)",
+    `${server.base}/`,
+    browser,
+  );
+  const slug = (await (await fetch(`${server.base}/api/events/${eventId}`))
+    .json()).slug;
+  await measure(
+    "app: GET /event/{slug} (page, cached, fr)",
+    `${server.base}/event/${slug}`,
+    browser,
   );
   await server.stop();
   const uncached = await startServer({

@@ -1,0 +1,616 @@
+/**
+ * Languages through `app.request()`: the public pages in English, Italian,
+ * French, Spanish and German, chosen by `?lang=` (then remembered in a
+ * cookie), `Accept-Language` or the instance's locale, each page in one
+ * language, dates included; the language switch; the public-read cache never
+ * hands one language's page to a reader of another; the signed-in
+ * interface's pages fall back to English or Italian.
+ */
+import assert from "node:assert/strict";
+import { parseHTML } from "linkedom";
+import * as publicPages from "../lib/i18n/public.ts";
+import { LANGUAGE_NAMES, PUBLIC_LANGUAGES, translator } from "../lib/i18n.ts";
+import {
+  call,
+  createTestApp,
+  type TestContext,
+  userWithToken,
+} from "./helpers.ts";
+
+/** The parts of a DOM element the tests use (the type check has no DOM library). */
+interface El {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): El | null;
+  querySelectorAll(selector: string): Iterable<El>;
+}
+
+interface Doc extends El {
+  documentElement: El;
+  title: string;
+  body: El;
+}
+
+interface Page {
+  res: Response;
+  html: string;
+  doc: Doc;
+  lang: string | null;
+  h1: string;
+  /** Every word a reader meets: body, title, descriptions, labels, feed titles. */
+  words: string;
+  $$(selector: string): El[];
+}
+
+const TZ = "Europe/Rome";
+/** 19:00 in Rome. */
+const START = Date.parse("2026-06-06T17:00:00Z") / 1000;
+const DAY = 86_400;
+
+function text(el: El | null): string {
+  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+
+async function get(
+  ctx: TestContext,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Page> {
+  const res = await ctx.app.request(path, { headers });
+  const html = await res.text();
+  const { document } = parseHTML(html) as unknown as { document: Doc };
+  const $$ = (s: string) => [...document.querySelectorAll(s)];
+  const attributes = (selector: string, name: string) =>
+    $$(selector).map((e) => e.getAttribute(name) ?? "");
+  const words = [
+    document.title,
+    text(document.body),
+    ...attributes("meta[name=description]", "content"),
+    ...attributes("meta[property='og:description']", "content"),
+    ...attributes("[aria-label]", "aria-label"),
+    ...attributes("link[rel=alternate]", "title"),
+  ].join("\n");
+  return {
+    res,
+    html,
+    doc: document,
+    lang: document.documentElement.getAttribute("lang"),
+    h1: text(document.querySelector("h1")),
+    words,
+    $$,
+  };
+}
+
+/** English words other languages write the same way (all else must differ). */
+const SHARED: Record<string, string[]> = {
+  it: ["Online"],
+  fr: ["Pages", "(page"],
+  es: [],
+  de: ["Online"],
+};
+
+/**
+ * The English a page in `lang` must not show: each fragment (between
+ * placeholders) of the English strings but those the language shares, and
+ * the English names of the event's weekday and month.
+ */
+function englishFor(lang: string): string[] {
+  const fragments = new Set<string>();
+  for (const english of Object.values(publicPages.en)) {
+    for (const part of english.split(/\{\w+\}/)) {
+      const fragment = part.trim();
+      if (fragment.length >= 4 && !SHARED[lang].includes(fragment)) {
+        fragments.add(fragment);
+      }
+    }
+  }
+  const date = new Date(START * 1000);
+  for (const option of [{ weekday: "long" }, { month: "long" }] as const) {
+    fragments.add(
+      new Intl.DateTimeFormat("en", { ...option, timeZone: TZ }).format(date),
+    );
+  }
+  return [...fragments];
+}
+
+function assertOneLanguage(page: Page, lang: string, what: string) {
+  if (lang === "en") return;
+  const left = englishFor(lang).filter((f) => page.words.includes(f));
+  assert.deepEqual(left, [], `${what} in ${lang} shows English`);
+}
+
+/** An instance in Rome's time zone with a concert (place, map, link, tag) and a cancelled film. */
+async function world(locale = "en") {
+  const ctx = await createTestApp();
+  const admin = await userWithToken(ctx, "admin");
+  const settings = await call(ctx, "PUT", "/api/settings", {
+    token: admin.token,
+    json: {
+      instance_title: "Quando Bologna",
+      instance_description: "",
+      instance_timezone: TZ,
+      instance_locale: locale,
+    },
+  });
+  assert.equal(settings.status, 200, await settings.text());
+  const create = async (json: Record<string, unknown>) => {
+    const res = await call(ctx, "POST", "/api/events", {
+      token: admin.token,
+      json,
+    });
+    const body = await res.text();
+    assert.equal(res.status, 201, body);
+    return JSON.parse(body) as { id: number; slug: string };
+  };
+  const concert = await create({
+    title: "Trio Bentivoglio",
+    description: "<p>Trio Bentivoglio, Cantina Bentivoglio.</p>",
+    start_datetime: START,
+    end_datetime: START + 2 * 3600,
+    place_name: "Cantina Bentivoglio",
+    place_address: "Via Mascarella 4, Bologna",
+    place_latitude: 44.4989,
+    place_longitude: 11.3479,
+    online_locations: ["https://stream.example.org/trio"],
+    tags: ["jazz"],
+  });
+  const film = await create({
+    title: "Cineforum Casablanca",
+    start_datetime: START + DAY,
+    place_name: "Piazza Maggiore",
+    tags: ["cinema"],
+    status: "EventCancelled",
+  });
+  return { ctx, admin, concert, film };
+}
+
+function dayOf(locale: string): string {
+  return new Intl.DateTimeFormat(locale, { dateStyle: "full", timeZone: TZ })
+    .format(new Date(START * 1000));
+}
+
+function momentOf(locale: string): string {
+  return new Intl.DateTimeFormat(locale, {
+    dateStyle: "full",
+    timeStyle: "short",
+    timeZone: TZ,
+  }).format(new Date(START * 1000));
+}
+
+/** Checks the home page and the concert's page are wholly in `lang`. */
+async function assertPagesIn(
+  ctx: TestContext,
+  concert: { slug: string },
+  lang: string,
+  locale: string,
+  query: string,
+  headers: Record<string, string>,
+  how: string,
+) {
+  const t = translator(lang);
+  const home = await get(ctx, `/${query}`, headers);
+  assert.equal(home.res.status, 200, `${how}: home`);
+  assert.equal(home.lang, locale, `${how}: home's <html lang>`);
+  assert.equal(home.h1, t("public.home.heading"), how);
+  assert.ok(home.words.includes(dayOf(locale)), `${how}: ${dayOf(locale)}`);
+  assert.ok(
+    home.words.includes(t("public.status.EventCancelled.badge")),
+    `${how}: the cancelled badge`,
+  );
+  assert.equal(
+    home.$$("nav.languages")[0]?.getAttribute("aria-label"),
+    t("public.language"),
+    how,
+  );
+  assert.ok(home.words.includes(t("public.subscribe.all")), how);
+  assertOneLanguage(home, lang, `${how}: home`);
+
+  const event = await get(ctx, `/event/${concert.slug}${query}`, headers);
+  assert.equal(event.res.status, 200, `${how}: event`);
+  assert.equal(event.lang, locale, `${how}: event's <html lang>`);
+  assert.equal(event.h1, "Trio Bentivoglio");
+  assert.deepEqual(event.$$(".facts dt").map(text), [
+    t("public.event.when"),
+    t("public.event.where"),
+    t("public.event.online"),
+  ], how);
+  assert.ok(
+    event.words.includes(momentOf(locale)),
+    `${how}: ${momentOf(locale)} in ${event.words}`,
+  );
+  for (
+    const key of [
+      "public.event.addToCalendar",
+      "public.event.about",
+      "public.map",
+      "public.event.link",
+    ] as const
+  ) {
+    assert.ok(event.words.includes(t(key)), `${how}: ${t(key)}`);
+  }
+  assertOneLanguage(event, lang, `${how}: event page`);
+}
+
+Deno.test("public pages in five languages: by ?lang=, by Accept-Language, by the instance's locale; dates and labels in one language", async () => {
+  const { ctx, admin, concert } = await world();
+  try {
+    for (const lang of PUBLIC_LANGUAGES) {
+      await assertPagesIn(
+        ctx,
+        concert,
+        lang,
+        lang,
+        `?lang=${lang}`,
+        {},
+        `?lang=${lang}`,
+      );
+      // An unknown language first: skipped; q values rank the rest.
+      await assertPagesIn(ctx, concert, lang, lang, "", {
+        "accept-language": `pt-BR, ${lang}-XX;q=0.8, en;q=0.5`,
+      }, `Accept-Language ${lang}`);
+    }
+    // No preference the pages know: the instance's locale (with its region).
+    for (
+      const locale of ["it-IT", "fr-CH", "es-ES", "de-AT", "en-GB", "de"]
+    ) {
+      const res = await call(ctx, "PUT", "/api/settings", {
+        token: admin.token,
+        json: { instance_locale: locale },
+      });
+      assert.equal(res.status, 200);
+      const lang = locale.split("-")[0];
+      await assertPagesIn(ctx, concert, lang, locale, "", {
+        "accept-language": "pt-BR, ja;q=0.5",
+      }, `instance locale ${locale}`);
+      await assertPagesIn(ctx, concert, lang, locale, "", {}, `${locale}`);
+    }
+    // A visitor's language on an instance of another keeps its own dates.
+    await assertPagesIn(ctx, concert, "fr", "fr", "", {
+      "accept-language": "fr",
+    }, "French on a German instance");
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("tag, place, collection and error pages are in the page's language too", async () => {
+  const { ctx, admin, concert } = await world();
+  try {
+    const created = await call(ctx, "POST", "/api/collections", {
+      token: admin.token,
+      json: { name: "Bologna Jazz" },
+    });
+    assert.equal(created.status, 201);
+    const collection = await created.json();
+    assert.equal(
+      (await call(ctx, "POST", "/api/filters", {
+        token: admin.token,
+        json: { collectionId: collection.id, tags: ["jazz"] },
+      })).status,
+      201,
+    );
+    const placeId = (await (await call(
+      ctx,
+      "GET",
+      `/api/events/${concert.id}`,
+    )).json()).place.id;
+    for (const lang of PUBLIC_LANGUAGES) {
+      const t = translator(lang);
+      const headers = { "accept-language": lang };
+      const tag = await get(ctx, "/tag/jazz", headers);
+      assert.equal(tag.lang, lang);
+      assert.equal(tag.h1, t("public.tag.heading", { tag: "jazz" }));
+      assert.ok(tag.words.includes(t("public.upcoming")));
+      assert.ok(tag.words.includes(t("public.subscribe.tag", { tag: "jazz" })));
+      assert.ok(tag.words.includes(
+        t("public.tag.description", {
+          count: t("public.count.one"),
+          tag: "jazz",
+          site: "Quando Bologna",
+        }),
+      ));
+      assertOneLanguage(tag, lang, "tag page");
+
+      const place = await get(ctx, `/place/${placeId}`, headers);
+      assert.equal(place.h1, "Cantina Bentivoglio");
+      assert.ok(place.words.includes(t("public.map")));
+      assert.ok(
+        place.words.includes(
+          t("public.subscribe.place", { place: "Cantina Bentivoglio" }),
+        ),
+      );
+      assertOneLanguage(place, lang, "place page");
+
+      const listing = await get(ctx, "/collection/Bologna%20Jazz", headers);
+      assert.equal(listing.h1, "Bologna Jazz");
+      assert.ok(
+        listing.words.includes(
+          t("public.subscribe.collection", { name: "Bologna Jazz" }),
+        ),
+      );
+      assertOneLanguage(listing, lang, "collection page");
+
+      const missing = await get(ctx, "/event/no-such-event", headers);
+      assert.equal(missing.res.status, 404);
+      assert.equal(missing.res.headers.get("cache-control"), "no-store");
+      assert.equal(missing.lang, lang);
+      assert.equal(missing.h1, t("public.notFound.title"));
+      assert.ok(missing.words.includes(t("public.notFound.text")));
+      assert.ok(missing.words.includes(t("public.seeUpcoming")));
+      assertOneLanguage(missing, lang, "404 page");
+
+      const bad = await get(ctx, "/?page=0", headers);
+      assert.equal(bad.res.status, 400);
+      assert.equal(bad.h1, t("public.badPage.title"));
+      assert.ok(bad.words.includes(t("public.badPage.text", { max: 500 })));
+      assertOneLanguage(bad, lang, "400 page");
+
+      const second = await get(ctx, "/?page=2", headers);
+      assert.ok(second.words.includes(t("public.home.noMore")));
+      assert.ok(
+        second.words.includes(t("public.home.pageNumber", { page: 2 })),
+      );
+      assertOneLanguage(second, lang, "home page 2");
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+/** The language cookie an answer sets, or null. */
+function languageCookie(res: Response): string | null {
+  const cookie = res.headers.getSetCookie().find((c) =>
+    c.startsWith("quando_lang=")
+  );
+  return cookie ?? null;
+}
+
+Deno.test("the visitor's choice: ?lang= is remembered in a cookie and read before Accept-Language; an unknown choice changes nothing", async () => {
+  const { ctx } = await world("it");
+  try {
+    const chosen = await get(ctx, "/?lang=de", { "accept-language": "fr" });
+    assert.equal(chosen.lang, "de");
+    assert.equal(
+      languageCookie(chosen.res),
+      "quando_lang=de; Max-Age=31536000; Path=/; HttpOnly; SameSite=Lax",
+    );
+    // That answer is this visitor's own: shared caches must not keep it.
+    assert.equal(
+      chosen.res.headers.get("cache-control"),
+      "private, max-age=60",
+    );
+    // The next pages: the cookie before Accept-Language and the instance's.
+    const next = await get(ctx, "/tag/jazz", {
+      cookie: "quando_session=x; quando_lang=de",
+      "accept-language": "fr",
+    });
+    assert.equal(next.lang, "de");
+    assert.equal(languageCookie(next.res), null);
+    assert.equal(next.res.headers.get("cache-control"), "public, max-age=60");
+    assert.equal(next.res.headers.get("vary"), "Accept-Language, Cookie");
+    // A choice the visitor already made is not set again.
+    const again = await get(ctx, "/?lang=de", { cookie: "quando_lang=de" });
+    assert.equal(again.lang, "de");
+    assert.equal(languageCookie(again.res), null);
+    // ?lang= beats the cookie, and replaces it.
+    const changed = await get(ctx, "/?lang=es", { cookie: "quando_lang=de" });
+    assert.equal(changed.lang, "es");
+    assert.match(languageCookie(changed.res) ?? "", /^quando_lang=es;/);
+    // Unknown or malformed choices and cookies are ignored, never stored.
+    for (const query of ["?lang=xx", "?lang=", "?lang=%E0%A4%A", "?lang=pt"]) {
+      const ignored = await get(ctx, `/${query}`, {
+        "accept-language": "fr",
+        cookie: "quando_lang=zz",
+      });
+      assert.equal(ignored.res.status, 200, query);
+      assert.equal(ignored.lang, "fr", query);
+      assert.equal(languageCookie(ignored.res), null, query);
+    }
+    assert.equal(
+      (await get(ctx, "/", { cookie: "quando_lang=zz" })).lang,
+      "it",
+    );
+    // Behind https the cookie is Secure.
+    const secure = await createTestApp({
+      env: { BASE_URL: "https://quando.test" },
+    });
+    try {
+      const res = await secure.app.request("/?lang=fr");
+      assert.match(languageCookie(res) ?? "", /; Secure$/);
+    } finally {
+      secure.close();
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("the language switch: links to this page in each language, each named in its own, the current one marked; following one switches and remembers", async () => {
+  const { ctx, concert } = await world();
+  try {
+    const page = await get(ctx, "/?page=1", { "accept-language": "it" });
+    const links = page.$$("nav.languages a");
+    assert.deepEqual(
+      links.map((a) => ({
+        text: text(a),
+        href: a.getAttribute("href"),
+        hreflang: a.getAttribute("hreflang"),
+        lang: a.getAttribute("lang"),
+        current: a.getAttribute("aria-current"),
+      })),
+      PUBLIC_LANGUAGES.map((lang) => ({
+        text: LANGUAGE_NAMES[lang],
+        href: `/?page=1&lang=${lang}`,
+        hreflang: lang,
+        lang,
+        current: lang === "it" ? "true" : null,
+      })),
+    );
+    // Following "Français" from the event's page.
+    const event = await get(ctx, `/event/${concert.slug}`);
+    const french = event.$$("nav.languages a").find((a) =>
+      text(a) === "Français"
+    );
+    const href = french?.getAttribute("href") ?? "";
+    assert.equal(href, `/event/${concert.slug}?lang=fr`);
+    const followed = await get(ctx, href, { "accept-language": "en" });
+    assert.equal(followed.lang, "fr");
+    assert.equal(followed.$$(".facts dt").map(text)[0], "Quand");
+    const cookie = (languageCookie(followed.res) ?? "").split(";")[0];
+    assert.equal(cookie, "quando_lang=fr");
+    // The choice holds on the next page, without ?lang=.
+    const home = await get(ctx, "/", { cookie, "accept-language": "en" });
+    assert.equal(home.h1, "Événements à venir");
+  } finally {
+    ctx.close();
+  }
+});
+
+/** Counts the statements the app sends to libSQL while `fn` runs. */
+async function statementsDuring(
+  ctx: TestContext,
+  fn: () => Promise<void>,
+): Promise<number> {
+  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to count calls
+  const client = (ctx.database.db as any).$client;
+  let calls = 0;
+  const saved: Record<string, unknown> = {};
+  for (const method of ["execute", "batch"]) {
+    const original = client[method];
+    saved[method] = original;
+    client[method] = (...args: unknown[]) => {
+      calls++;
+      return original.apply(client, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    Object.assign(client, saved);
+  }
+  return calls;
+}
+
+Deno.test("the public-read cache keeps each language's page apart: one URL, two languages, in either order", async () => {
+  for (const order of [["fr", "it"], ["it", "fr"]]) {
+    const { ctx, admin, concert } = await world();
+    try {
+      for (const path of ["/", `/event/${concert.slug}`, "/tag/jazz"]) {
+        const heading = (lang: string, page: Page) =>
+          path === "/"
+            ? page.h1 === translator(lang)("public.home.heading")
+            : page.$$("nav.languages a[aria-current]").map(text)[0] ===
+              LANGUAGE_NAMES[lang];
+        for (let round = 0; round < 2; round++) {
+          for (const lang of order) {
+            let page: Page | undefined;
+            const statements = await statementsDuring(ctx, async () => {
+              page = await get(ctx, path, {
+                "accept-language": `${lang}-XX,${lang};q=0.9`,
+              });
+            });
+            assert.equal(page!.res.status, 200);
+            assert.equal(page!.lang, lang, `${path} ${order} round ${round}`);
+            assert.ok(heading(lang, page!), `${path} in ${lang}`);
+            assertOneLanguage(page!, lang, `${path} (cache, ${order})`);
+            // The second round is answered from memory: the cache holds both.
+            if (round === 1) assert.equal(statements, 0, `${path} ${lang}`);
+          }
+        }
+      }
+      // The cookie is a language as well: a French reader by cookie after
+      // an Italian one by header, then one who asks for nothing the pages
+      // have (the instance's language) after both.
+      assert.equal(
+        (await get(ctx, "/", { cookie: "quando_lang=it" })).lang,
+        "it",
+      );
+      assert.equal(
+        (await get(ctx, "/", {
+          cookie: "quando_lang=fr",
+          "accept-language": "it",
+        })).lang,
+        "fr",
+      );
+      assert.equal(
+        (await get(ctx, "/", { "accept-language": "pt" })).lang,
+        "en",
+      );
+      assert.equal((await get(ctx, "/")).lang, "en");
+      // A new instance language ends the entries of readers without one.
+      await call(ctx, "PUT", "/api/settings", {
+        token: admin.token,
+        json: { instance_locale: "de-DE" },
+      });
+      const german = await get(ctx, "/", { "accept-language": "pt" });
+      assert.equal(german.lang, "de-DE");
+      assert.equal(german.h1, "Kommende Veranstaltungen");
+      // ...while a reader asking for French still gets French.
+      assert.equal(
+        (await get(ctx, "/", { "accept-language": "fr" })).h1,
+        "Événements à venir",
+      );
+      // The answers tell shared caches what they depend on.
+      const res = await ctx.app.request(`/event/${concert.slug}`, {
+        headers: { "accept-language": "fr" },
+      });
+      assert.equal(res.headers.get("vary"), "Accept, Accept-Language, Cookie");
+      await res.body?.cancel();
+    } finally {
+      ctx.close();
+    }
+  }
+});
+
+Deno.test("the signed-in interface offers English and Italian only: other languages fall back, and its switch lists the two", async () => {
+  const { ctx } = await world();
+  try {
+    const login = async (headers: Record<string, string>, query = "") => {
+      const res = await ctx.app.request(`/login${query}`, { headers });
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      const { document } = parseHTML(html) as unknown as { document: Doc };
+      return {
+        res,
+        lang: document.documentElement.getAttribute("lang"),
+        h1: text(document.querySelector("h1")),
+        switch: [...document.querySelectorAll("nav.languages a")].map((a) =>
+          `${text(a)} ${a.getAttribute("href")}`
+        ),
+      };
+    };
+    // French is not offered: the next language the visitor reads, else the instance's.
+    assert.equal((await login({ "accept-language": "fr" })).h1, "Sign in");
+    assert.equal((await login({ "accept-language": "fr" })).lang, "en");
+    assert.equal(
+      (await login({ "accept-language": "fr-FR, fr;q=0.9, it;q=0.5" })).h1,
+      "Accedi",
+    );
+    // A French choice made on the public pages does not apply here...
+    const remembered = await login({
+      cookie: "quando_lang=fr",
+      "accept-language": "it",
+    });
+    assert.equal(remembered.lang, "it");
+    // ...nor does ?lang=fr, which is not remembered from here.
+    const asked = await login({}, "?lang=fr");
+    assert.equal(asked.lang, "en");
+    assert.equal(languageCookie(asked.res), null);
+    // The switch: English and Italian, keeping the page's query.
+    assert.deepEqual((await login({}, "?next=%2Fmy")).switch, [
+      "English /login?next=%2Fmy&lang=en",
+      "Italiano /login?next=%2Fmy&lang=it",
+    ]);
+    // Italian chosen here holds on the public pages too.
+    const chosen = await login({ "accept-language": "fr" }, "?lang=it");
+    assert.equal(chosen.h1, "Accedi");
+    const cookie = (languageCookie(chosen.res) ?? "").split(";")[0];
+    assert.equal(cookie, "quando_lang=it");
+    assert.equal(
+      (await get(ctx, "/", { cookie, "accept-language": "fr" })).h1,
+      "Prossimi eventi",
+    );
+  } finally {
+    ctx.close();
+  }
+});
