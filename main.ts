@@ -3,6 +3,9 @@
  *   deno task start            serve (migrates a file: database first)
  *   deno task user <command>   manage users (see lib/cli/users.ts)
  *   deno task db:migrate       apply migrations (any database, Turso included)
+ *   deno task export > f.jsonl the whole instance as JSON Lines (lib/backup.ts)
+ *   deno task import f.jsonl   restore a backup into an empty instance
+ *   deno task db:backup copy.db a consistent copy of a file: database, online
  */
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,12 +26,24 @@ import { runScheduledJobs, SCHEDULED_JOBS_INTERVAL_MS } from "./lib/jobs.ts";
 import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import { assembleInstance } from "./lib/assemble.ts";
 import { createApp } from "./routes/mod.ts";
+import { BackupError, exportBackup, importBackup } from "./lib/backup.ts";
+import {
+  createDbMediaStore,
+  createS3MediaStore,
+  type MediaStore,
+} from "./lib/media/store.ts";
+import { isEmbeddedUrl } from "./db/client.ts";
+import { backup as backupDatabase, DatabaseSync } from "node:sqlite";
+
+/** The path of a `file:` database URL. */
+function databaseFilePath(url: string): string {
+  return url.startsWith("file://") ? fileURLToPath(url) : url.slice(5);
+}
 
 /** Creates the folder of a `file:` database so a fresh clone just runs. */
 function ensureDatabaseFolder(url: string): void {
   if (!url.startsWith("file:")) return;
-  const path = url.startsWith("file://") ? fileURLToPath(url) : url.slice(5);
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(databaseFilePath(url)), { recursive: true });
 }
 
 async function open(config: Config): Promise<Database> {
@@ -96,6 +111,10 @@ async function serve(config: Config): Promise<void> {
       log,
       media,
       federation,
+      fetching: {
+        allowPrivateAddresses: config.allowPrivateAddresses,
+        baseUrl: config.baseUrl,
+      },
     });
   };
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -196,6 +215,47 @@ const terminalIO: CliIO = {
   err: (line) => console.error(line),
 };
 
+/** The media store the configuration names (S3, or the database). */
+function mediaStoreOf(config: Config, database: Database): MediaStore {
+  return config.s3
+    ? createS3MediaStore(config.s3)
+    : createDbMediaStore(database.db, systemClock);
+}
+
+/** Writes the backup to standard output, line by line, waiting when the pipe is full. */
+async function writeBackup(database: Database, media: MediaStore) {
+  const writer = Deno.stdout.writable.getWriter();
+  const encoder = new TextEncoder();
+  let buffered = "";
+  for await (const line of exportBackup(database.db, media, new Date())) {
+    buffered += line + "\n";
+    if (buffered.length >= 1 << 16) {
+      await writer.write(encoder.encode(buffered));
+      buffered = "";
+    }
+  }
+  await writer.write(encoder.encode(buffered));
+  await writer.close();
+}
+
+/** The lines of a byte stream (UTF-8), without their ends. */
+async function* readLines(
+  stream: ReadableStream<Uint8Array>,
+): AsyncGenerator<string> {
+  let rest = "";
+  for await (
+    const chunk of stream.pipeThrough(new TextDecoderStream())
+  ) {
+    rest += chunk;
+    let end: number;
+    while ((end = rest.indexOf("\n")) >= 0) {
+      yield rest.slice(0, end).replace(/\r$/, "");
+      rest = rest.slice(end + 1);
+    }
+  }
+  if (rest) yield rest;
+}
+
 async function main(args: string[]): Promise<number> {
   let config: Config;
   try {
@@ -236,8 +296,87 @@ async function main(args: string[]): Promise<number> {
         database.close();
       }
     }
+    case "export": {
+      const database = await open(config);
+      try {
+        if (isEmbeddedUrl(config.databaseUrl)) {
+          await migrateDatabase(database);
+        }
+        await writeBackup(database, mediaStoreOf(config, database));
+        return 0;
+      } finally {
+        database.close();
+      }
+    }
+    case "db-backup": {
+      const [path] = rest;
+      if (!path) {
+        console.error("usage: deno task db:backup <copy.db>");
+        return 2;
+      }
+      if (
+        !isEmbeddedUrl(config.databaseUrl) || config.databaseUrl === ":memory:"
+      ) {
+        console.error(
+          "db:backup copies a file: database; for Turso use its point-in-time restore, or `deno task export`",
+        );
+        return 2;
+      }
+      // SQLite's online backup: a consistent copy while the server runs.
+      const connection = new DatabaseSync(
+        databaseFilePath(config.databaseUrl),
+      );
+      try {
+        await backupDatabase(connection, path);
+        console.error(`copied the database to ${path}`);
+        return 0;
+      } catch (error) {
+        console.error(`db:backup failed: ${error}`);
+        return 1;
+      } finally {
+        connection.close();
+      }
+    }
+    case "import": {
+      const [path] = rest;
+      if (!path) {
+        console.error("usage: deno task import <backup.jsonl | ->");
+        return 2;
+      }
+      const database = await open(config);
+      try {
+        if (isEmbeddedUrl(config.databaseUrl)) {
+          await migrateDatabase(database);
+        }
+        const input = path === "-"
+          ? Deno.stdin.readable
+          : (await Deno.open(path)).readable;
+        const summary = await importBackup(
+          database.db,
+          mediaStoreOf(config, database),
+          readLines(input),
+        );
+        const rows = Object.values(summary.rows).reduce((a, b) => a + b, 0);
+        console.error(
+          `imported ${rows} rows and ${summary.media} media files from ${path}`,
+        );
+        return 0;
+      } catch (error) {
+        if (
+          error instanceof BackupError || error instanceof Deno.errors.NotFound
+        ) {
+          console.error(`import failed: ${error.message}`);
+          return 1;
+        }
+        throw error;
+      } finally {
+        database.close();
+      }
+    }
     default:
-      console.error("usage: main.ts [serve | migrate | user <command>]");
+      console.error(
+        "usage: main.ts [serve | migrate | user <command> | export | import <file>]",
+      );
       return 2;
   }
 }

@@ -155,6 +155,10 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
         log,
         media,
         federation,
+        fetching: {
+          allowPrivateAddresses: config.allowPrivateAddresses,
+          baseUrl: config.baseUrl,
+        },
       }),
   };
 }

@@ -12,6 +12,7 @@ import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as publicPages from "./i18n/public.ts";
 import * as session from "./i18n/session.ts";
+import * as sources from "./i18n/sources.ts";
 
 // Each area of the interface keeps its strings in a file of lib/i18n/: one
 // `en` object (the keys) and one object per other language.
@@ -22,6 +23,7 @@ const EN = {
   ...adminUsers.en,
   ...adminFederation.en,
   ...publicPages.en,
+  ...sources.en,
 } as const;
 
 /** A string of the catalogue. */
@@ -34,6 +36,7 @@ const IT: Record<MessageKey, string> = {
   ...adminUsers.it,
   ...adminFederation.it,
   ...publicPages.it,
+  ...sources.it,
 };
 
 // Complete for the public pages only (PUBLIC_LANGUAGES).

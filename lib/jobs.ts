@@ -13,6 +13,7 @@ import { sweepMedia } from "./media/cleanup.ts";
 import type { MediaStore } from "./media/store.ts";
 import { purgeExpiredOAuth } from "./oauth/grants.ts";
 import { getSettings } from "./settings.ts";
+import { syncDepsOf, syncDueSources } from "./imports/sources.ts";
 
 export interface ScheduledJobDeps {
   db: Db;
@@ -20,11 +21,14 @@ export interface ScheduledJobDeps {
   log: Logger;
   media: MediaStore;
   federation?: FederationService;
+  /** The fetch rules calendar subscriptions are synced under (absent: not synced). */
+  fetching?: { allowPrivateAddresses: boolean; baseUrl: string };
 }
 
 /** What one run did; a job that failed is named in `failed`. */
 export interface ScheduledJobsResult {
   occurrencesCreated: number;
+  sourcesSynced: number;
   remoteEventsPurged: number;
   mediaRemoved: number;
   failed: string[];
@@ -34,7 +38,8 @@ export interface ScheduledJobsResult {
 export const SCHEDULED_JOBS_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * Lays recurring series out ahead for their horizon, drops expired OAuth
+ * Lays recurring series out ahead for their horizon, syncs the calendar
+ * subscriptions due, drops expired OAuth
  * codes and tokens (kept only to detect their reuse), purges ended remote
  * events, then removes uploads no event references (after the purges, whose
  * events' files may now be unreferenced).
@@ -45,6 +50,7 @@ export async function runScheduledJobs(
   const { db, clock, log } = deps;
   const result: ScheduledJobsResult = {
     occurrencesCreated: 0,
+    sourcesSynced: 0,
     remoteEventsPurged: 0,
     mediaRemoved: 0,
     failed: [],
@@ -74,6 +80,22 @@ export async function runScheduledJobs(
       });
     }
   });
+  const fetching = deps.fetching;
+  if (fetching) {
+    await run("syncing calendar subscriptions", async () => {
+      result.sourcesSynced = await syncDueSources(
+        syncDepsOf(
+          { db, clock, federation: deps.federation, ...fetching },
+          await getSettings(db),
+        ),
+      );
+      if (result.sourcesSynced > 0) {
+        log.info("synced calendar subscriptions", {
+          sources: result.sourcesSynced,
+        });
+      }
+    });
+  }
   await run("purging expired OAuth tokens", async () => {
     await purgeExpiredOAuth(db, clock);
   });

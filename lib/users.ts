@@ -1,5 +1,5 @@
 /** User accounts: creation, listing, changes, and their wire shape. */
-import { and, asc, count, eq, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { type UserRole, users } from "../db/schema.ts";
@@ -97,6 +97,15 @@ export async function findUserById(
 ): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id));
   return row;
+}
+
+/** The users of some ids (any order; unknown ids are left out). */
+export async function listUsersByIds(
+  db: Db,
+  ids: number[],
+): Promise<UserRow[]> {
+  if (ids.length === 0) return [];
+  return await db.select().from(users).where(inArray(users.id, ids));
 }
 
 export async function findUserByEmail(

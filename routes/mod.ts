@@ -22,6 +22,8 @@ import { curationRoutes } from "./curation.ts";
 import { feedRoutes } from "./feeds.ts";
 import { pageRoutes } from "./pages.ts";
 import { isWebUploadPath, webRoutes } from "./web/mod.ts";
+import { sourceRoutes } from "./sources.ts";
+import { SOURCE_MAX_BYTES } from "../lib/imports/sources.ts";
 import { CACHED_ROUTES, publicReadCache } from "./cache.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { randomToken } from "../lib/auth/tokens.ts";
@@ -113,9 +115,12 @@ export function createApp(deps: AppDeps) {
   const uploadLimit = limitTo(deps.config.mediaMaxBytes + 64 * 1024);
   // Inboxes take what anyone on the internet sends: a limit of their own.
   const inboxLimit = limitTo(INBOX_MAX_BYTES);
+  // An .ics file, in whichever body type it comes.
+  const calendarLimit = limitTo(SOURCE_MAX_BYTES + 64 * 1024);
   // Requests without a body (GET, HEAD, OPTIONS) have nothing to limit.
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", (c, next) => {
     if (isInboxPath(c.req.path)) return inboxLimit(c, next);
+    if (c.req.path === "/api/events/import") return calendarLimit(c, next);
     const upload =
       /^multipart\/form-data/i.test(c.req.header("content-type") ?? "") &&
       (c.req.path === "/api/media" || c.req.path.startsWith("/api/events") ||
@@ -134,6 +139,8 @@ export function createApp(deps: AppDeps) {
   app.route("/", userRoutes(routeDeps));
   app.route("/", settingsRoutes(routeDeps));
   app.route("/", feedRoutes(routeDeps));
+  // Before the events' routes: /api/events/import is not an event id.
+  app.route("/", sourceRoutes(routeDeps));
   app.route("/", eventRoutes(routeDeps));
   app.route("/", catalogRoutes(routeDeps));
   app.route("/", mediaRoutes(routeDeps));

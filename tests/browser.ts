@@ -84,3 +84,34 @@ export async function scrollsSideways(page: Page): Promise<boolean> {
   ) as [number, number];
   return scroll > viewport;
 }
+
+/** Where browser tests keep their screenshots. */
+export const ARTIFACTS = new URL("./artifacts/", import.meta.url);
+
+/** A phone-sized (390 px) browser context, light or dark. */
+export function phoneContext(browser: Browser, dark = false) {
+  return browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    colorScheme: dark ? "dark" : "light",
+  });
+}
+
+/**
+ * Checks a page as a visitor meets it (axe: no serious or critical
+ * violation; no sideways scrolling), then keeps a screenshot when named.
+ */
+export async function inspectPage(
+  page: Page,
+  name: string,
+  screenshot?: string,
+): Promise<void> {
+  assert.deepEqual(await axeViolations(page), [], name);
+  assert.equal(await scrollsSideways(page), false, `${name} scrolls sideways`);
+  if (screenshot) {
+    await page.screenshot({
+      path: new URL(screenshot, ARTIFACTS).pathname,
+      fullPage: true,
+    });
+  }
+}

@@ -37,6 +37,8 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "filters",
       "sessions",
       "invitations",
+      "sources",
+      "imported_events",
       "__drizzle_migrations",
     ]
   ) assert.ok(tables.has(t), `table ${t}`);
@@ -62,6 +64,8 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "events_unconfirmed_idx",
       "sessions_user_idx",
       "invitations_email_unique",
+      "sources_user_idx",
+      "imported_events_event_idx",
       "event_tags_tag_start_idx",
       "event_tags_tag_last_idx",
     ]

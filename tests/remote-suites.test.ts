@@ -1,5 +1,5 @@
 /**
- * The API, OAuth, federation and feed suites again, on a remote database: the
+ * The API, OAuth, federation, feed and backup suites again, on a remote database: the
  * same test files run in a child `deno test` with QUANDO_TEST_DATABASE=hrana,
  * so every app they build talks to tests/support/hrana-server.ts (Hrana over
  * HTTP, as Turso serves it) instead of the embedded engine.
@@ -11,6 +11,7 @@ const SUITES = [
   "tests/oauth.test.ts",
   "tests/federation.test.ts",
   "tests/feeds.test.ts",
+  "tests/backup.test.ts",
 ];
 
 Deno.test("the API, OAuth, federation and feed suites pass on a remote (Hrana) database", async () => {

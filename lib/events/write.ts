@@ -106,7 +106,8 @@ export interface PublicationOptions {
   onlyNew?: boolean;
 }
 
-type BatchItem = Parameters<Db["batch"]>[0][number];
+/** One statement of a write's batch. */
+export type BatchItem = Parameters<Db["batch"]>[0][number];
 type PlaceRef =
   | { kind: "none" }
   | { kind: "id"; id: number }
@@ -631,6 +632,11 @@ export interface WriteOptions<T> {
   /** An attached image, stored once everything else is known to be valid. */
   saveImage?: () => Promise<MediaItem>;
   respond?: Respond<T>;
+  /**
+   * Statements committed in the write's own batch, given the event (its id,
+   * or an SQL expression giving it): a record of where an import came from.
+   */
+  alsoWrite?: (ref: SQL | number) => BatchItem[];
 }
 
 /** An event and its occurrences (by id or SQL ref), plus `alsoIds`. */
@@ -819,6 +825,7 @@ export async function createEvent<T = undefined>(
         ),
       );
     }
+    statements.push(...(options.alsoWrite?.(slugRef) ?? []));
     if (base) {
       const { results, after, answer, publication } = await writeAndRead(
         deps,
@@ -1032,6 +1039,7 @@ export async function updateEvent<T = undefined>(
   }
   // Tags the event or its occurrences had and no event uses any more.
   statements.push(...pruneTagsStatement(db, familyTags));
+  statements.push(...(options.alsoWrite?.(id) ?? []));
   const { after, answer, publication } = await writeAndRead(
     deps,
     statements,

@@ -96,6 +96,80 @@ async function readCapped(
   return out;
 }
 
+/** What limitedGet read: the final URL, its status and headers, the body (empty unless 2xx). */
+export interface LimitedResponse {
+  url: string;
+  status: number;
+  headers: Headers;
+  body: Uint8Array<ArrayBuffer>;
+  /** Redirects followed, counting those before the call (`hops`). */
+  hops: number;
+}
+
+/**
+ * One GET under Quando's fetch rules: http(s) only, each hop of at most
+ * `maxRedirects` redirects checked against the private-address rule, the
+ * body read only for a 2xx answer and at most `maxBytes`. Any other status
+ * (304 included) is returned with an empty body.
+ */
+export async function limitedGet(
+  url: string,
+  limits: FetchLimits,
+  options: {
+    headers?: Record<string, string>;
+    signal: AbortSignal;
+    hops?: number;
+    sign?: (request: Request) => Promise<Request>;
+  },
+): Promise<LimitedResponse> {
+  const maxBytes = limits.maxBytes ?? FETCH_MAX_BYTES;
+  const maxRedirects = limits.maxRedirects ?? FETCH_MAX_REDIRECTS;
+  let href = new URL(url).href;
+  for (let hops = options.hops ?? 0;; hops++) {
+    options.signal.throwIfAborted();
+    const target = new URL(href);
+    if (target.protocol !== "https:" && target.protocol !== "http:") {
+      throw new FetchError(href, `Unsupported protocol ${target.protocol}`);
+    }
+    if (!limits.allowPrivateAddress) await validatePublicUrl(href);
+    let request = new Request(href, {
+      headers: { ...options.headers, "User-Agent": limits.userAgent },
+      redirect: "manual",
+    });
+    if (options.sign) request = await options.sign(request);
+    const response = await fetch(request, {
+      redirect: "manual",
+      signal: options.signal,
+    });
+    const location = response.headers.get("location");
+    if (response.status >= 300 && response.status < 400 && location) {
+      await response.body?.cancel();
+      if (hops >= maxRedirects) {
+        throw new FetchError(href, `More than ${maxRedirects} redirects`);
+      }
+      href = new URL(location, href).href;
+      continue;
+    }
+    if (response.status < 200 || response.status >= 300) {
+      await response.body?.cancel();
+      return {
+        url: href,
+        status: response.status,
+        headers: response.headers,
+        body: new Uint8Array(new ArrayBuffer(0)),
+        hops,
+      };
+    }
+    return {
+      url: href,
+      status: response.status,
+      headers: response.headers,
+      body: await readCapped(href, response, maxBytes),
+      hops,
+    };
+  }
+}
+
 /**
  * A document loader with Quando's limits. Known contexts answer from memory;
  * anything else is fetched with `Accept: application/activity+json`, at most
@@ -118,53 +192,35 @@ export function createDocumentLoader(
     hops: number,
   ): Promise<RemoteDocument> {
     signal.throwIfAborted();
-    const target = new URL(url);
-    const href = target.href;
+    const href = new URL(url).href;
     const context = knownContext(href);
     if (context !== null) {
       return { contextUrl: null, documentUrl: href, document: context };
     }
-    if (target.protocol !== "https:" && target.protocol !== "http:") {
-      throw new FetchError(href, `Unsupported protocol ${target.protocol}`);
-    }
-    if (!limits.allowPrivateAddress) await validatePublicUrl(href);
-    let request = new Request(href, {
-      headers: {
-        Accept: "application/activity+json, application/ld+json",
-        "User-Agent": limits.userAgent,
-      },
-      redirect: "manual",
-    });
     const key = typeof signer === "function" ? await signer() : signer;
-    if (key) {
-      request = await signRequest(request, key.privateKey, key.keyId);
+    const got = await limitedGet(href, { ...limits, maxBytes, maxRedirects }, {
+      headers: { Accept: "application/activity+json, application/ld+json" },
+      signal,
+      hops,
+      sign: key
+        ? (request) => signRequest(request, key.privateKey, key.keyId)
+        : undefined,
+    });
+    if (got.status < 200 || got.status >= 300) {
+      throw new FetchError(got.url, `HTTP ${got.status}`);
     }
-    const response = await fetch(request, { redirect: "manual", signal });
-    const location = response.headers.get("location");
-    if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
-      if (hops >= maxRedirects) {
-        throw new FetchError(href, `More than ${maxRedirects} redirects`);
-      }
-      return await load(new URL(location, href).href, signal, hops + 1);
-    }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new FetchError(href, `HTTP ${response.status}`);
-    }
-    const bytes = await readCapped(href, response, maxBytes);
     // Fedify's parser handles content types, Link headers and HTML pages
     // that point at their ActivityStreams form; a pointer costs one hop.
     return await getRemoteDocument(
-      href,
-      new Response(bytes, { status: 200, headers: response.headers }),
+      got.url,
+      new Response(got.body, { status: 200, headers: got.headers }),
       (next) => {
-        if (hops >= maxRedirects) {
+        if (got.hops >= maxRedirects) {
           return Promise.reject(
-            new FetchError(href, `More than ${maxRedirects} redirects`),
+            new FetchError(got.url, `More than ${maxRedirects} redirects`),
           );
         }
-        return load(next, signal, hops + 1);
+        return load(next, signal, got.hops + 1);
       },
     );
   }

@@ -12,6 +12,7 @@ import { fediverseRoutes } from "./fediverse.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
 import { settingsRoutes } from "./settings.ts";
+import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
 import { usersRoutes } from "./users.ts";
 
@@ -28,6 +29,7 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", fediverseRoutes(deps, web));
   app.route("/", collectionRoutes(deps, web));
   app.route("/", clientRoutes(deps, web));
+  app.route("/", sourcePageRoutes(deps, web));
   return app;
 }
 

@@ -1,0 +1,264 @@
+/**
+ * Calendar subscriptions in the browser (editors and admins, as the API's
+ * `/api/sources`): `GET /admin/sources` lists them with their last sync and
+ * the add form (`POST /admin/sources`, which syncs at once); each has Sync
+ * now (`POST /admin/sources/{id}/sync`) and Remove (a confirmation step,
+ * `GET`/`POST /admin/sources/{id}/delete`).
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { ActiveSession } from "../../lib/auth/sessions.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { searchPlaces } from "../../lib/events/catalog.ts";
+import {
+  createSource,
+  deleteSource,
+  getSource,
+  listSources,
+  syncDepsOf,
+  type SyncOutcome,
+  syncSource,
+} from "../../lib/imports/sources.ts";
+import { getSettings } from "../../lib/settings.ts";
+import { listUsersByIds } from "../../lib/users.ts";
+import type { AppEnv, RouteDeps } from "../env.ts";
+import {
+  countsText,
+  SourceDeleteView,
+  type SourceFields,
+  SourcesView,
+} from "../views/sources.tsx";
+import { formText, type PageStatus, type WebKit } from "./kit.ts";
+
+/** Places offered as a default (by name). */
+const PLACES_OFFERED = 200;
+
+const EMPTY: SourceFields = {
+  url: "",
+  name: "",
+  tags: "",
+  place: "",
+  confirm: false,
+};
+
+/** The subscriptions pages' routes. */
+export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
+  const app = new Hono<AppEnv>();
+  const { db } = web;
+  const syncDeps = async () =>
+    syncDepsOf({
+      db,
+      clock: deps.clock,
+      federation: deps.federation,
+      allowPrivateAddresses: deps.config.allowPrivateAddresses,
+      baseUrl: deps.config.baseUrl,
+    }, await getSettings(db));
+
+  /** The list with the add form, a notice and the form's problems. */
+  const listPage = async (
+    c: Context<AppEnv>,
+    current: ActiveSession,
+    options: {
+      values?: SourceFields;
+      errors?: Partial<Record<keyof SourceFields, string>>;
+      notice?: { text: string; alert: boolean };
+      status?: PageStatus;
+    } = {},
+  ) => {
+    const settings = await getSettings(db);
+    const [rows, places] = await Promise.all([
+      listSources(db),
+      searchPlaces(db, "", PLACES_OFFERED),
+    ]);
+    const owners = new Map(
+      (await listUsersByIds(db, [...new Set(rows.map((r) => r.userId))]))
+        .map((u) => [u.id, u.email]),
+    );
+    return web.render(
+      c,
+      { settings, current, status: options.status },
+      async (common) => {
+        const format = new Intl.DateTimeFormat(common.lang, {
+          dateStyle: "medium",
+          timeStyle: "short",
+          timeZone: settings.instance_timezone,
+        });
+        return SourcesView({
+          ...common,
+          csrfToken: await web.csrfToken(current),
+          sources: rows.map((r) => ({
+            id: r.id,
+            name: r.name,
+            url: r.url,
+            owner: owners.get(r.userId) ?? `#${r.userId}`,
+            needsConfirmation: r.needs_confirmation,
+            lastSync: r.last_sync_at ? format.format(r.last_sync_at) : null,
+            counts: r.last_counts ?? null,
+            lastError: r.last_error,
+          })),
+          places: places.map((p) => ({ id: p.id, name: p.name })),
+          values: options.values ?? EMPTY,
+          errors: options.errors ?? {},
+          notice: options.notice,
+        });
+      },
+    );
+  };
+
+  /** The notice of a sync's outcome, in the page's language. */
+  const outcomeNotice = (c: Context<AppEnv>, outcome: SyncOutcome) => {
+    const params = new URLSearchParams({ done: outcome.result });
+    if (outcome.counts) {
+      for (const [key, value] of Object.entries(outcome.counts)) {
+        params.set(key, String(value));
+      }
+    }
+    return c.redirect(`/admin/sources?${params}`, 303);
+  };
+
+  app.get("/admin/sources", async (c) => {
+    const who = await web.signedIn(c, "/admin/sources", web.moderators);
+    if (!who.ok) return who.answer;
+    const { t } = web.language(c, await getSettings(db));
+    const done = c.req.query("done");
+    const count = (name: string) => {
+      const value = Number(c.req.query(name));
+      return Number.isSafeInteger(value) && value >= 0 ? value : 0;
+    };
+    const counts = {
+      created: count("created"),
+      updated: count("updated"),
+      cancelled: count("cancelled"),
+      unchanged: count("unchanged"),
+      skipped: count("skipped"),
+    };
+    const notice = done === "added"
+      ? { text: t("sources.added"), alert: false }
+      : done === "synced"
+      ? {
+        text: t("sources.synced", { counts: countsText(t, counts) }),
+        alert: false,
+      }
+      : done === "not_modified"
+      ? { text: t("sources.notModified"), alert: false }
+      : done === "failed"
+      ? { text: t("sources.failed"), alert: true }
+      : done === "busy"
+      ? { text: t("sources.busy"), alert: true }
+      : done === "removed"
+      ? { text: t("sources.removed"), alert: false }
+      : undefined;
+    return await listPage(c, who.current, { notice });
+  });
+
+  app.post("/admin/sources", async (c) => {
+    const posted = await web.posted(c, "/admin/sources", web.moderators);
+    if (!posted.ok) return posted.answer;
+    const { form, current } = posted;
+    const values: SourceFields = {
+      url: formText(form, "url", 2000).trim(),
+      name: formText(form, "name", 200).trim(),
+      tags: formText(form, "tags", 2000),
+      place: formText(form, "place", 20),
+      confirm: formText(form, "confirm", 10) !== "",
+    };
+    const tags = values.tags.split(",").map((t) => t.trim()).filter(Boolean);
+    const errors: Partial<Record<keyof SourceFields, string>> = {};
+    if (tags.length > 20 || tags.some((t) => t.length > 100)) {
+      errors.tags = "At most 20 tags of 100 characters.";
+    }
+    if (values.place !== "" && !/^[1-9][0-9]{0,14}$/.test(values.place)) {
+      errors.place = "Choose a place of the list.";
+    }
+    if (Object.keys(errors).length > 0) {
+      return await listPage(c, current, { values, errors, status: 400 });
+    }
+    try {
+      const source = await createSource(db, deps.clock.now(), current.user, {
+        url: values.url,
+        name: values.name,
+        default_tags: tags,
+        default_place_id: values.place ? Number(values.place) : null,
+        needs_confirmation: values.confirm,
+      });
+      return outcomeNotice(
+        c,
+        await syncSource(await syncDeps(), source.id, { force: true }),
+      );
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      for (
+        const detail of (error.details ?? []) as {
+          field?: string;
+          message?: string;
+        }[]
+      ) {
+        const field = detail.field === "default_place_id" ? "place" : "url";
+        errors[field] ??= detail.message ?? error.message;
+      }
+      return await listPage(c, current, { values, errors, status: 400 });
+    }
+  });
+
+  /** The source of a path, or the 404 page. */
+  const sourceOf = async (
+    c: Context<AppEnv>,
+    current: ActiveSession,
+    id: string,
+  ) => {
+    const row = /^[1-9][0-9]{0,14}$/.test(id)
+      ? await getSource(db, Number(id)).catch((error) => {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      })
+      : null;
+    if (row) return { ok: true as const, row };
+    const { t } = web.language(c, await getSettings(db));
+    return {
+      ok: false as const,
+      answer: await listPage(c, current, {
+        notice: { text: t("sources.notFound"), alert: true },
+        status: 404,
+      }),
+    };
+  };
+
+  app.post("/admin/sources/:id/sync", async (c) => {
+    const posted = await web.posted(c, "/admin/sources", web.moderators);
+    if (!posted.ok) return posted.answer;
+    const found = await sourceOf(c, posted.current, c.req.param("id"));
+    if (!found.ok) return found.answer;
+    return outcomeNotice(
+      c,
+      await syncSource(await syncDeps(), found.row.id, { force: true }),
+    );
+  });
+
+  app.get("/admin/sources/:id/delete", async (c) => {
+    const who = await web.signedIn(c, "/admin/sources", web.moderators);
+    if (!who.ok) return who.answer;
+    const found = await sourceOf(c, who.current, c.req.param("id"));
+    if (!found.ok) return found.answer;
+    return web.render(
+      c,
+      { current: who.current },
+      async (common) =>
+        SourceDeleteView({
+          ...common,
+          csrfToken: await web.csrfToken(who.current),
+          source: { id: found.row.id, name: found.row.name || found.row.url },
+        }),
+    );
+  });
+
+  app.post("/admin/sources/:id/delete", async (c) => {
+    const posted = await web.posted(c, "/admin/sources", web.moderators);
+    if (!posted.ok) return posted.answer;
+    const found = await sourceOf(c, posted.current, c.req.param("id"));
+    if (!found.ok) return found.answer;
+    await deleteSource(db, found.row.id);
+    return c.redirect("/admin/sources?done=removed", 303);
+  });
+
+  return app;
+}
