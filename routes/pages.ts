@@ -5,7 +5,6 @@
  * `/event/{slug}` answer first.
  */
 import { Hono } from "hono";
-import type { Context } from "hono";
 import { randomToken } from "../lib/auth/tokens.ts";
 import { unixNow } from "../lib/clock.ts";
 import {
@@ -17,108 +16,22 @@ import {
   loadPlacePage,
   loadTagPage,
 } from "../lib/pages/load.ts";
-import { PUBLIC_LANGUAGES } from "../lib/i18n.ts";
-import { getSettings, type Settings } from "../lib/settings.ts";
+import { getSettings } from "../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
-import { languageLinks, pageLanguage, remembersChoice } from "./language.ts";
+import { createPublicKit } from "./public/kit.ts";
 import {
   CollectionView,
-  ErrorView,
   EventView,
   HomeView,
   PlaceView,
   TagView,
 } from "./views/pages.tsx";
-import type { SiteInfo } from "./views/site.tsx";
-
-type PageStatus = 200 | 400 | 404;
-
-/**
- * No scripts at all (JSON-LD is a data block, never executed), styles only
- * from the page's nonce'd element, images from here and https.
- */
-function contentSecurityPolicy(nonce: string): string {
-  return `default-src 'none'; style-src 'nonce-${nonce}'; ` +
-    "img-src 'self' https: data:; form-action 'self'; " +
-    "frame-ancestors 'none'; base-uri 'none'";
-}
 
 /** The public pages' routes. */
 export function pageRoutes(deps: RouteDeps) {
   const app = new Hono<AppEnv>();
   const { db } = deps.database;
-  const baseUrl = deps.config.baseUrl;
-  const secure = baseUrl.startsWith("https:");
-
-  /** The instance, and the page's language (remembered when chosen). */
-  function siteOf(c: Context<AppEnv>, settings: Settings): SiteInfo {
-    const { lang, locale, t } = pageLanguage(
-      c,
-      settings.instance_locale,
-      PUBLIC_LANGUAGES,
-      secure,
-    );
-    return {
-      title: settings.instance_title,
-      description: settings.instance_description,
-      baseUrl,
-      locale,
-      timezone: settings.instance_timezone,
-      t,
-      languages: languageLinks(c.req.url, PUBLIC_LANGUAGES, lang),
-    };
-  }
-
-  /** Sends a rendered page with the pages' headers. */
-  function send(
-    c: Context<AppEnv>,
-    nonce: string,
-    body: ReturnType<typeof HomeView>,
-    status: PageStatus = 200,
-  ) {
-    c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
-    // The language comes from the query, the cookie or Accept-Language:
-    // shared caches must keep each reader's (an event's page also answers
-    // ActivityPub clients, by Accept).
-    c.header(
-      "Vary",
-      c.req.path.startsWith("/event/")
-        ? "Accept, Accept-Language, Cookie"
-        : "Accept-Language, Cookie",
-    );
-    c.header(
-      "Cache-Control",
-      status !== 200
-        ? "no-store"
-        // The answer that remembers a choice is that visitor's own.
-        : remembersChoice(c.req.raw)
-        ? "private, max-age=60"
-        : "public, max-age=60",
-    );
-    return c.html(body, status);
-  }
-
-  function errorPage(
-    c: Context<AppEnv>,
-    settings: Settings,
-    status: 400 | 404,
-    words: (t: SiteInfo["t"]) => { title: string; message: string },
-  ) {
-    const nonce = randomToken(16);
-    const site = siteOf(c, settings);
-    return send(
-      c,
-      nonce,
-      ErrorView({ site, nonce, path: c.req.path, ...words(site.t) }),
-      status,
-    );
-  }
-
-  const notFoundPage = (c: Context<AppEnv>, settings: Settings) =>
-    errorPage(c, settings, 404, (t) => ({
-      title: t("public.notFound.title"),
-      message: t("public.notFound.text"),
-    }));
+  const { siteOf, send, errorPage, notFoundPage } = createPublicKit(deps);
 
   app.get("/", async (c) => {
     const settings = await getSettings(db);

@@ -115,7 +115,15 @@ function englishFor(lang: string): string[] {
 
 function assertOneLanguage(page: Page, lang: string, what: string) {
   if (lang === "en") return;
-  const left = englishFor(lang).filter((f) => page.words.includes(f));
+  // Whole words only: "Calendar" is not English inside "Calendario".
+  const left = englishFor(lang).filter((f) =>
+    new RegExp(
+      `(?<![\\p{L}\\p{N}])${
+        f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      }(?![\\p{L}\\p{N}])`,
+      "u",
+    ).test(page.words)
+  );
   assert.deepEqual(left, [], `${what} in ${lang} shows English`);
 }
 

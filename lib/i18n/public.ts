@@ -6,6 +6,14 @@
 
 /** English: the reference every other language follows key by key. */
 export const en = {
+  "public.nav.label": "Browse",
+  "public.nav.upcoming": "Upcoming",
+  "public.nav.calendar": "Calendar",
+  "public.nav.past": "Past events",
+  "public.nav.tags": "Tags",
+  "public.nav.places": "Places",
+  "public.search.label": "Search events",
+  "public.search.submit": "Search",
   "public.skip": "Skip to content",
   "public.language": "Language",
   "public.status.EventCancelled.badge": "Cancelled",
@@ -74,6 +82,14 @@ type Messages = Record<keyof typeof en, string>;
 
 /** Italian. */
 export const it: Messages = {
+  "public.nav.label": "Sfoglia",
+  "public.nav.upcoming": "Prossimi",
+  "public.nav.calendar": "Calendario",
+  "public.nav.past": "Eventi passati",
+  "public.nav.tags": "Etichette",
+  "public.nav.places": "Luoghi",
+  "public.search.label": "Cerca eventi",
+  "public.search.submit": "Cerca",
   "public.skip": "Vai al contenuto",
   "public.language": "Lingua",
   "public.status.EventCancelled.badge": "Annullato",
@@ -140,6 +156,14 @@ export const it: Messages = {
 
 /** French. */
 export const fr: Messages = {
+  "public.nav.label": "Parcourir",
+  "public.nav.upcoming": "À venir",
+  "public.nav.calendar": "Calendrier",
+  "public.nav.past": "Événements passés",
+  "public.nav.tags": "Étiquettes",
+  "public.nav.places": "Lieux",
+  "public.search.label": "Rechercher des événements",
+  "public.search.submit": "Rechercher",
   "public.skip": "Aller au contenu",
   "public.language": "Langue",
   "public.status.EventCancelled.badge": "Annulé",
@@ -208,6 +232,14 @@ export const fr: Messages = {
 
 /** Spanish. */
 export const es: Messages = {
+  "public.nav.label": "Explorar",
+  "public.nav.upcoming": "Próximos",
+  "public.nav.calendar": "Calendario",
+  "public.nav.past": "Eventos pasados",
+  "public.nav.tags": "Etiquetas",
+  "public.nav.places": "Lugares",
+  "public.search.label": "Buscar eventos",
+  "public.search.submit": "Buscar",
   "public.skip": "Ir al contenido",
   "public.language": "Idioma",
   "public.status.EventCancelled.badge": "Cancelado",
@@ -275,6 +307,14 @@ export const es: Messages = {
 
 /** German. */
 export const de: Messages = {
+  "public.nav.label": "Stöbern",
+  "public.nav.upcoming": "Demnächst",
+  "public.nav.calendar": "Kalender",
+  "public.nav.past": "Vergangene Veranstaltungen",
+  "public.nav.tags": "Schlagwörter",
+  "public.nav.places": "Orte",
+  "public.search.label": "Veranstaltungen suchen",
+  "public.search.submit": "Suchen",
   "public.skip": "Zum Inhalt springen",
   "public.language": "Sprache",
   "public.status.EventCancelled.badge": "Abgesagt",

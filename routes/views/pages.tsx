@@ -155,6 +155,7 @@ export function HomeView(
         description: site.description ||
           t("public.home.description", { site: site.title }),
         canonical: `${base}${pageUrl(data.page)}`,
+        section: "upcoming",
         feeds: allEvents(t),
         prev: data.hasPrevious ? pageUrl(data.page - 1) : undefined,
         next: data.hasNext ? pageUrl(data.page + 1) : undefined,

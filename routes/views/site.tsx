@@ -48,7 +48,31 @@ export interface PageMeta {
   next?: string;
   /** Error pages are not indexed. */
   noindex?: boolean;
+  /** The section of the navigation this page is (marked as the current one). */
+  section?: PageSection;
 }
+
+/** The sections of the public navigation. */
+export type PageSection =
+  | "upcoming"
+  | "calendar"
+  | "past"
+  | "tags"
+  | "places"
+  | "search";
+
+/** The public navigation: where a visitor can browse without typing a URL. */
+const SECTIONS: {
+  section: Exclude<PageSection, "search">;
+  href: string;
+  key: Parameters<Translate>[0];
+}[] = [
+  { section: "upcoming", href: "/", key: "public.nav.upcoming" },
+  { section: "calendar", href: "/calendar", key: "public.nav.calendar" },
+  { section: "past", href: "/past", key: "public.nav.past" },
+  { section: "tags", href: "/tags", key: "public.nav.tags" },
+  { section: "places", href: "/places", key: "public.nav.places" },
+];
 
 /** The JSON-LD block's text: `<`, `>` and `&` escaped so no string can end the script element. */
 export function jsonForScript(value: unknown): string {
@@ -109,6 +133,17 @@ header.site .wrap { padding-top: 0.85rem; padding-bottom: 0.85rem; display: flex
 .languages a[aria-current] { color: var(--fg); font-weight: 700; text-decoration: none; }
 .brand { font-weight: 700; font-size: 1.2rem; color: var(--fg); text-decoration: none; }
 .brand:hover { text-decoration: underline; }
+nav.browse { width: 100%; display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem 1rem; }
+nav.browse ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1rem; margin: 0; padding: 0; }
+nav.browse a { display: inline-block; padding: 0.35rem 0; }
+nav.browse a[aria-current=page] { color: var(--fg); font-weight: 700; text-decoration-thickness: 3px; }
+form.search-box { display: flex; gap: 0.4rem; flex: 1 1 14rem; margin-left: auto; max-width: 22rem; }
+form.search-box input { flex: 1 1 auto; min-width: 0; font: inherit; padding: 0.4rem 0.6rem;
+  border: 1px solid var(--line); border-radius: 0.45rem; background: var(--bg); color: var(--fg); }
+form.search-box button { font: inherit; font-weight: 600; padding: 0.4rem 0.8rem; border-radius: 0.45rem;
+  border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg); cursor: pointer; }
+form.search-box input:focus-visible, form.search-box button:focus-visible {
+  outline: 3px solid var(--accent); outline-offset: 2px; }
 .tagline { color: var(--muted); margin: 0.15rem 0 0; font-size: 0.95rem; }
 main.wrap { padding-top: 0.25rem; padding-bottom: 2.5rem; }
 h1 { font-size: 1.75rem; line-height: 1.2; margin: 1rem 0; overflow-wrap: anywhere; }
@@ -255,6 +290,39 @@ export function SitePage(
                 label={t("public.language")}
                 links={site.languages}
               />
+              <nav class="browse" aria-label={t("public.nav.label")}>
+                <ul>
+                  {SECTIONS.map((link) => (
+                    <li>
+                      <a
+                        href={link.href}
+                        aria-current={meta.section === link.section
+                          ? "page"
+                          : undefined}
+                      >
+                        {t(link.key)}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+                <form
+                  class="search-box"
+                  method="get"
+                  action="/search"
+                  role="search"
+                >
+                  <label class="visually-hidden" for="site-search">
+                    {t("public.search.label")}
+                  </label>
+                  <input
+                    id="site-search"
+                    name="q"
+                    type="search"
+                    maxlength={100}
+                  />
+                  <button type="submit">{t("public.search.submit")}</button>
+                </form>
+              </nav>
             </div>
           </header>
           <main id="main" class="wrap">{props.children}</main>
