@@ -114,6 +114,8 @@ async function serve(config: Config): Promise<void> {
       fetching: {
         allowPrivateAddresses: config.allowPrivateAddresses,
         baseUrl: config.baseUrl,
+        mediaMaxBytes: config.mediaMaxBytes,
+        mediaQuotaBytes: config.mediaQuotaBytes,
       },
     });
   };
