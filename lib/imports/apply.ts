@@ -36,6 +36,16 @@ export interface ImportItem extends IcsItem {
   owner?: UserRow;
   /** Visible or waiting for confirmation, whatever the target says. */
   visible?: boolean;
+  /**
+   * For an exception (a RECURRENCE-ID): it only repeats its series, so it is
+   * linked to the series' occurrence at that start without changing it.
+   */
+  inheritsSeries?: boolean;
+  /**
+   * For an exception: when the series has no occurrence at that start (one
+   * from before the series came in), it becomes a single event of its own.
+   */
+  orphanAsSingle?: boolean;
 }
 
 /** Where imported items go and how. */
@@ -216,19 +226,31 @@ export async function applyImport(
           eq(events.parentId, parentId),
           eq(events.start_datetime, item.recurrenceId!),
         ));
-      if (!occurrence) {
+      if (!occurrence && !item.orphanAsSingle) {
         counts.skipped++;
         problems.push(
           `${item.uid}: the occurrence it changes is not in the series yet`,
         );
         continue;
       }
-      existing = {
-        uid: item.uid,
-        recurrence_id: recurrenceId,
-        eventId: occurrence.id,
-        digest: "",
-      };
+      if (occurrence && item.inheritsSeries) {
+        // The series' own occurrence: remembered, left as the series made it.
+        await db.batch(
+          record(item.uid, recurrenceId, digest)(occurrence.id) as [
+            ReturnType<ReturnType<typeof record>>[number],
+          ],
+        );
+        counts.unchanged++;
+        continue;
+      }
+      if (occurrence) {
+        existing = {
+          uid: item.uid,
+          recurrence_id: recurrenceId,
+          eventId: occurrence.id,
+          digest: "",
+        };
+      }
     }
     if (parentId !== undefined) delete input.recurrent;
     const user = item.owner ?? target.user;
