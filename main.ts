@@ -337,7 +337,17 @@ async function importFromGancio(config: Config, args: string[]) {
     const settings = await getSettings(database.db);
     const uploads = opts.uploads;
     const query: GancioQuery | undefined = gancioDb
-      ? (sql) => gancioDb.prepare(sql).all() as Record<string, unknown>[]
+      ? (sql) => {
+        try {
+          return gancioDb.prepare(sql).all() as Record<string, unknown>[];
+        } catch (error) {
+          throw new GancioError(
+            `${opts.sqlite} cannot be read as a Gancio database: ${
+              error instanceof Error ? error.message : error
+            }`,
+          );
+        }
+      }
       : undefined;
     const summary = await importGancio({
       ...importDepsOf(
