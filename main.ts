@@ -6,6 +6,8 @@
  *   deno task export > f.jsonl the whole instance as JSON Lines (lib/backup.ts)
  *   deno task import f.jsonl   restore a backup into an empty instance
  *   deno task db:backup copy.db a consistent copy of a file: database, online
+ *   deno task import:gancio --url https://gancio.example | --sqlite gancio.sqlite
+ *                              a Gancio instance's events (lib/imports/gancio.ts)
  */
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +36,16 @@ import {
 } from "./lib/media/store.ts";
 import { isEmbeddedUrl } from "./db/client.ts";
 import { backup as backupDatabase, DatabaseSync } from "node:sqlite";
+import { basename, join } from "node:path";
+import {
+  GancioError,
+  type GancioQuery,
+  importGancio,
+  summaryLines,
+} from "./lib/imports/gancio.ts";
+import { importDepsOf } from "./lib/imports/sources.ts";
+import { quandoUserAgent } from "./lib/federation/loader.ts";
+import { getSettings } from "./lib/settings.ts";
 
 /** The path of a `file:` database URL. */
 function databaseFilePath(url: string): string {
@@ -114,6 +126,8 @@ async function serve(config: Config): Promise<void> {
       fetching: {
         allowPrivateAddresses: config.allowPrivateAddresses,
         baseUrl: config.baseUrl,
+        mediaMaxBytes: config.mediaMaxBytes,
+        mediaQuotaBytes: config.mediaQuotaBytes,
       },
     });
   };
@@ -256,6 +270,128 @@ async function* readLines(
   if (rest) yield rest;
 }
 
+const GANCIO_USAGE =
+  "usage: deno task import:gancio --url https://gancio.example [--sqlite gancio.sqlite [--uploads folder]] [--as admin@example.org] [--since YYYY-MM-DD]";
+
+/** `--name value` pairs of a command line; null when one is unknown or has no value. */
+function flags(
+  args: string[],
+  known: string[],
+): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < args.length; i += 2) {
+    const name = args[i]?.replace(/^--/, "");
+    const value = args[i + 1];
+    if (!args[i].startsWith("--") || !known.includes(name) || !value) {
+      return null;
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/** `deno task import:gancio`: a Gancio instance's events (and, from its database, users and peers). */
+async function importFromGancio(config: Config, args: string[]) {
+  const opts = flags(args, ["url", "sqlite", "uploads", "as", "since"]);
+  if (!opts || (!opts.url && !opts.sqlite)) {
+    console.error(GANCIO_USAGE);
+    return 2;
+  }
+  let since = 0;
+  if (opts.since) {
+    const at = /^\d{4}-\d{2}-\d{2}$/.test(opts.since)
+      ? Date.parse(`${opts.since}T00:00:00Z`)
+      : NaN;
+    if (Number.isNaN(at)) {
+      console.error(`--since wants a day (YYYY-MM-DD), not ${opts.since}`);
+      return 2;
+    }
+    since = at / 1000;
+  }
+  let gancioDb: DatabaseSync | null = null;
+  if (opts.sqlite) {
+    try {
+      gancioDb = new DatabaseSync(opts.sqlite, { readOnly: true });
+    } catch (error) {
+      console.error(
+        `import:gancio: ${opts.sqlite} cannot be opened: ${
+          error instanceof Error ? error.message : error
+        }`,
+      );
+      return 1;
+    }
+  }
+  const log = createLogger(config.logLevel);
+  const database = await open(config);
+  try {
+    const hasher = await createPasswordHasher(config.passwordHasher, log);
+    // Publications are queued in the database, for the server to deliver.
+    const { media, federation } = await assembleInstance(
+      database,
+      config,
+      hasher,
+      systemClock,
+      log,
+      { manualQueue: true, deferPublication: true },
+    );
+    const settings = await getSettings(database.db);
+    const uploads = opts.uploads;
+    const query: GancioQuery | undefined = gancioDb
+      ? (sql) => {
+        try {
+          return gancioDb.prepare(sql).all() as Record<string, unknown>[];
+        } catch (error) {
+          throw new GancioError(
+            `${opts.sqlite} cannot be read as a Gancio database: ${
+              error instanceof Error ? error.message : error
+            }`,
+          );
+        }
+      }
+      : undefined;
+    const summary = await importGancio({
+      ...importDepsOf(
+        { db: database.db, clock: systemClock, federation },
+        settings,
+      ),
+      hasher,
+      media,
+      maxBytes: config.mediaMaxBytes,
+    }, {
+      url: opts.url,
+      database: query,
+      readUpload: uploads
+        ? async (name, maxBytes) => {
+          // Only a plain file name of the folder.
+          const path = join(uploads, basename(name));
+          const info = await Deno.stat(path);
+          if (info.size > maxBytes) {
+            throw new Error(`larger than ${maxBytes} bytes`);
+          }
+          return await Deno.readFile(path);
+        }
+        : undefined,
+      as: opts.as,
+      since,
+      fetchLimits: {
+        allowPrivateAddress: config.allowPrivateAddresses,
+        userAgent: quandoUserAgent(config.baseUrl),
+      },
+    });
+    for (const line of summaryLines(summary)) console.error(line);
+    return 0;
+  } catch (error) {
+    if (error instanceof GancioError) {
+      console.error(`import:gancio failed: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    gancioDb?.close();
+    database.close();
+  }
+}
+
 async function main(args: string[]): Promise<number> {
   let config: Config;
   try {
@@ -373,9 +509,11 @@ async function main(args: string[]): Promise<number> {
         database.close();
       }
     }
+    case "import-gancio":
+      return await importFromGancio(config, rest);
     default:
       console.error(
-        "usage: main.ts [serve | migrate | user <command> | export | import <file>]",
+        "usage: main.ts [serve | migrate | user <command> | export | import <file> | db-backup <copy.db> | import-gancio --url <url>]",
       );
       return 2;
   }

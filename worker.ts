@@ -158,6 +158,8 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
         fetching: {
           allowPrivateAddresses: config.allowPrivateAddresses,
           baseUrl: config.baseUrl,
+          mediaMaxBytes: config.mediaMaxBytes,
+          mediaQuotaBytes: config.mediaQuotaBytes,
         },
       }),
   };

@@ -22,7 +22,13 @@ export interface ScheduledJobDeps {
   media: MediaStore;
   federation?: FederationService;
   /** The fetch rules calendar subscriptions are synced under (absent: not synced). */
-  fetching?: { allowPrivateAddresses: boolean; baseUrl: string };
+  fetching?: {
+    allowPrivateAddresses: boolean;
+    baseUrl: string;
+    /** The upload limits feeds' images are stored under (config mediaMaxBytes, mediaQuotaBytes). */
+    mediaMaxBytes?: number;
+    mediaQuotaBytes?: number;
+  };
 }
 
 /** What one run did; a job that failed is named in `failed`. */
@@ -33,6 +39,9 @@ export interface ScheduledJobsResult {
   mediaRemoved: number;
   failed: string[];
 }
+
+/** The largest feed image stored when the caller gives no upload limit (the default MEDIA_MAX_BYTES). */
+const DEFAULT_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** How often the jobs are meant to run. */
 export const SCHEDULED_JOBS_INTERVAL_MS = 60 * 60 * 1000;
@@ -85,7 +94,17 @@ export async function runScheduledJobs(
     await run("syncing calendar subscriptions", async () => {
       result.sourcesSynced = await syncDueSources(
         syncDepsOf(
-          { db, clock, federation: deps.federation, ...fetching },
+          {
+            db,
+            clock,
+            federation: deps.federation,
+            ...fetching,
+            images: {
+              media: deps.media,
+              maxBytes: fetching.mediaMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES,
+              quotaBytes: fetching.mediaQuotaBytes ?? 0,
+            },
+          },
           await getSettings(db),
         ),
       );

@@ -6,6 +6,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiError, invalidRequest } from "../lib/errors.ts";
 import { applyImport } from "../lib/imports/apply.ts";
+import { quandoUserAgent } from "../lib/federation/loader.ts";
 import { readIcs } from "../lib/imports/ics.ts";
 import {
   createSource,
@@ -243,6 +244,11 @@ export function sourceRoutes(deps: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const { db } = deps.database;
   const moderator = [requireAuth(deps), requireRole("admin", "editor")];
+  const importMedia = {
+    media: deps.media,
+    maxBytes: deps.config.mediaMaxBytes,
+    quotaBytes: deps.config.mediaQuotaBytes,
+  };
   const syncDeps = async () =>
     syncDepsOf({
       db,
@@ -250,6 +256,7 @@ export function sourceRoutes(deps: RouteDeps) {
       federation: deps.federation,
       allowPrivateAddresses: deps.config.allowPrivateAddresses,
       baseUrl: deps.config.baseUrl,
+      images: importMedia,
     }, await getSettings(db));
   const syncAnswer = (outcome: Awaited<ReturnType<typeof syncSource>>) => ({
     ...outcome,
@@ -374,6 +381,13 @@ export function sourceRoutes(deps: RouteDeps) {
         importDepsOf(
           { db, clock: deps.clock, federation: deps.federation },
           settings,
+          {
+            ...importMedia,
+            fetch: {
+              allowPrivateAddress: deps.config.allowPrivateAddresses,
+              userAgent: quandoUserAgent(deps.config.baseUrl),
+            },
+          },
         ),
         {
           origin: `ics:user:${user.id}`,

@@ -22,6 +22,31 @@ import {
 import { sha256Hex } from "../oauth/crypto.ts";
 import type { UserRow } from "../users.ts";
 import type { IcsItem } from "./ics.ts";
+import { type ImageImport, importImage } from "./images.ts";
+
+/**
+ * An item to import: an ICS item, with what other origins (Gancio) also
+ * tell: the image's alt text and focal point, the owner, the visibility.
+ */
+export interface ImportItem extends IcsItem {
+  /** Alt text of `image`. */
+  imageName?: string;
+  imageFocalpoint?: [number, number];
+  /** Created and changed as this user rather than the target's. */
+  owner?: UserRow;
+  /** Visible or waiting for confirmation, whatever the target says. */
+  visible?: boolean;
+  /**
+   * For an exception (a RECURRENCE-ID): it only repeats its series, so it is
+   * linked to the series' occurrence at that start without changing it.
+   */
+  inheritsSeries?: boolean;
+  /**
+   * For an exception: when the series has no occurrence at that start (one
+   * from before the series came in), it becomes a single event of its own.
+   */
+  orphanAsSingle?: boolean;
+}
 
 /** Where imported items go and how. */
 export interface ImportTarget {
@@ -41,6 +66,8 @@ export interface ImportTarget {
 export interface ImportDeps extends WriteDeps {
   /** Federates a change (absent: nothing federates). */
   publish?: (change: WriteResult<undefined>) => Promise<void>;
+  /** Brings items' images in (absent: images are left out). */
+  images?: ImageImport;
 }
 
 /** What an import did, with a sentence per item it could not bring in. */
@@ -50,7 +77,10 @@ export interface ImportOutcome {
 }
 
 /** The write input of an item. */
-function inputOf(item: IcsItem, target: ImportTarget): EventInput | string {
+function inputOf(
+  item: ImportItem,
+  target: ImportTarget,
+): EventInput | string {
   const input: EventInput = {
     title: item.title,
     description: item.description,
@@ -60,6 +90,7 @@ function inputOf(item: IcsItem, target: ImportTarget): EventInput | string {
     tags: [...new Set([...target.defaultTags, ...item.tags])],
     status: item.cancelled ? "EventCancelled" : "EventScheduled",
   };
+  if (item.visible !== undefined) input.is_visible = item.visible;
   if (item.place) {
     input.place_name = item.place.name;
     input.place_address = item.place.address;
@@ -95,7 +126,7 @@ function reason(error: unknown): string {
 export async function applyImport(
   deps: ImportDeps,
   target: ImportTarget,
-  items: IcsItem[],
+  items: ImportItem[],
 ): Promise<ImportOutcome> {
   const { db, clock } = deps;
   const counts: SyncCounts = {
@@ -107,7 +138,7 @@ export async function applyImport(
   };
   const problems: string[] = [];
   // One item per key, the last one winning (an exception after its rule).
-  const byKey = new Map<string, IcsItem>();
+  const byKey = new Map<string, ImportItem>();
   for (const item of items) {
     byKey.set(`${item.recurrenceId ?? 0}\u0000${item.uid}`, item);
   }
@@ -159,6 +190,7 @@ export async function applyImport(
     Number(a.recurrenceId !== null) - Number(b.recurrenceId !== null)
   );
   const seriesIds = new Map<string, number>();
+  const seriesImages = new Map<string, string | null>();
   for (const [key, item] of ordered) {
     seen.add(key);
     const recurrenceId = item.recurrenceId ?? 0;
@@ -168,9 +200,21 @@ export async function applyImport(
       problems.push(`${item.uid}: ${input}`);
       continue;
     }
-    const digest = await sha256Hex(
+    // The digest has two parts, the event's and its image's, so that an
+    // image is fetched again only when it changed.
+    const eventDigest = await sha256Hex(
       JSON.stringify([input, item.exdates]),
     );
+    const imageDigest = !deps.images
+      ? "off"
+      : item.image
+      ? await sha256Hex(JSON.stringify([
+        item.image,
+        item.imageName ?? "",
+        item.imageFocalpoint ?? [0, 0],
+      ]))
+      : "none";
+    let digest = `${eventDigest}:${imageDigest}`;
     let existing = mapped.get(key);
     const parentId = item.recurrenceId !== null
       ? seriesIds.get(item.uid)
@@ -182,62 +226,108 @@ export async function applyImport(
           eq(events.parentId, parentId),
           eq(events.start_datetime, item.recurrenceId!),
         ));
-      if (!occurrence) {
+      if (!occurrence && !item.orphanAsSingle) {
         counts.skipped++;
         problems.push(
           `${item.uid}: the occurrence it changes is not in the series yet`,
         );
         continue;
       }
-      existing = {
-        uid: item.uid,
-        recurrence_id: recurrenceId,
-        eventId: occurrence.id,
-        digest: "",
-      };
-    }
-    if (parentId !== undefined) delete input.recurrent;
-    try {
-      if (existing && existing.digest === digest) {
+      if (occurrence && item.inheritsSeries) {
+        // The series' own occurrence: remembered, left as the series made it.
+        await db.batch(
+          record(item.uid, recurrenceId, digest)(occurrence.id) as [
+            ReturnType<ReturnType<typeof record>>[number],
+          ],
+        );
         counts.unchanged++;
-      } else if (existing) {
-        const result = await updateEvent(
-          deps,
-          target.user,
-          existing.eventId,
-          input,
-          { alsoWrite: record(item.uid, recurrenceId, digest) },
-        );
-        await publish(result);
-        const before = result.before.find((e) => e.id === result.id);
-        if (
-          input.status === "EventCancelled" &&
-          before?.status !== "EventCancelled"
-        ) counts.cancelled++;
-        else counts.updated++;
-      } else {
-        const result = await createEvent(
-          deps,
-          target.user,
-          { ...input, is_visible: !target.needsConfirmation },
-          { alsoWrite: record(item.uid, recurrenceId, digest) },
-        );
-        await publish(result);
-        counts.created++;
+        continue;
+      }
+      if (occurrence) {
         existing = {
           uid: item.uid,
           recurrence_id: recurrenceId,
-          eventId: result.id,
-          digest,
+          eventId: occurrence.id,
+          digest: "",
         };
       }
-    } catch (error) {
-      counts.skipped++;
-      problems.push(`${item.uid}: ${reason(error)}`);
-      continue;
+    }
+    if (parentId !== undefined) delete input.recurrent;
+    const user = item.owner ?? target.user;
+    if (existing?.digest === digest) {
+      counts.unchanged++;
+    } else {
+      const before = existing?.digest.split(":")[1];
+      const inherited = parentId !== undefined &&
+        seriesImages.get(item.uid) === item.image;
+      if (deps.images && before !== imageDigest && !inherited) {
+        if (item.image) {
+          try {
+            const stored = await importImage(deps, deps.images, item.image, {
+              name: item.imageName,
+              focalpoint: item.imageFocalpoint,
+              ownerId: user.id,
+            });
+            input.media = [{
+              url: stored.url,
+              name: stored.name,
+              focalpoint: stored.focalpoint,
+            }];
+          } catch (error) {
+            // The event comes in without it (or keeps its current one); the
+            // next run tries again.
+            problems.push(`${item.uid}: ${(error as Error).message}`);
+            digest = `${eventDigest}:failed`;
+          }
+        } else if (existing && before && before.length === 64) {
+          // The image is gone from the source.
+          input.media = [];
+        }
+      }
+      try {
+        if (existing) {
+          const result = await updateEvent(
+            deps,
+            user,
+            existing.eventId,
+            input,
+            { alsoWrite: record(item.uid, recurrenceId, digest) },
+          );
+          await publish(result);
+          const before = result.before.find((e) => e.id === result.id);
+          if (
+            input.status === "EventCancelled" &&
+            before?.status !== "EventCancelled"
+          ) counts.cancelled++;
+          else counts.updated++;
+        } else {
+          const result = await createEvent(
+            deps,
+            user,
+            {
+              ...input,
+              is_visible: input.is_visible ?? !target.needsConfirmation,
+            },
+            { alsoWrite: record(item.uid, recurrenceId, digest) },
+          );
+          await publish(result);
+          counts.created++;
+          existing = {
+            uid: item.uid,
+            recurrence_id: recurrenceId,
+            eventId: result.id,
+            digest,
+          };
+        }
+      } catch (error) {
+        counts.skipped++;
+        problems.push(`${item.uid}: ${reason(error)}`);
+        continue;
+      }
     }
     if (item.recurrent && item.recurrenceId === null) {
       seriesIds.set(item.uid, existing.eventId);
+      seriesImages.set(item.uid, item.image);
       await cancelExdates(
         deps,
         target.user,

@@ -25,6 +25,8 @@ import type { FederationService } from "../federation/service.ts";
 import type { Clock } from "../clock.ts";
 import { findUserById, type UserRow } from "../users.ts";
 import { applyImport, type ImportDeps } from "./apply.ts";
+import { urlImageImport } from "./images.ts";
+import type { MediaStore } from "../media/store.ts";
 import { readIcs } from "./ics.ts";
 
 export type SourceRow = typeof sources.$inferSelect;
@@ -188,13 +190,29 @@ export interface SyncDeps extends ImportDeps {
   fetchLimits: FetchLimits;
 }
 
-/** What an import runs with: the writes' dependencies and the federation of its changes. */
+/** Where imported images go and how big they may be. */
+export interface ImportMedia {
+  media: MediaStore;
+  /** The upload limits (config mediaMaxBytes, mediaQuotaBytes). */
+  maxBytes: number;
+  quotaBytes: number;
+}
+
+/**
+ * What an import runs with: the writes' dependencies and the federation of
+ * its changes; with `images`, items' images are fetched (under `images.fetch`)
+ * and stored.
+ */
 export function importDepsOf(
   parts: { db: Db; clock: Clock; federation?: FederationService },
   settings: Settings,
+  images?: ImportMedia & { fetch: FetchLimits },
 ): ImportDeps {
   const federation = parts.federation;
   return {
+    images: images
+      ? urlImageImport(images.media, images.fetch, images)
+      : undefined,
     db: parts.db,
     clock: parts.clock,
     settings,
@@ -213,16 +231,23 @@ export function syncDepsOf(
     federation?: FederationService;
     allowPrivateAddresses: boolean;
     baseUrl: string;
+    /** Where feeds' images are stored (absent: images are left out). */
+    images?: ImportMedia;
   },
   settings: Settings,
 ): SyncDeps {
+  const fetchLimits = {
+    allowPrivateAddress: parts.allowPrivateAddresses,
+    userAgent: quandoUserAgent(parts.baseUrl),
+  };
   return {
-    ...importDepsOf(parts, settings),
+    ...importDepsOf(
+      parts,
+      settings,
+      parts.images ? { ...parts.images, fetch: fetchLimits } : undefined,
+    ),
     settings,
-    fetchLimits: {
-      allowPrivateAddress: parts.allowPrivateAddresses,
-      userAgent: quandoUserAgent(parts.baseUrl),
-    },
+    fetchLimits,
   };
 }
 
