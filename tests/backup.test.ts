@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { migrateDatabase, openDatabase } from "../db/client.ts";
-import { apUsers, instances } from "../db/schema.ts";
+import { apUsers, instances, mediaFiles } from "../db/schema.ts";
 import {
   BackupError,
   backupTables,
@@ -19,7 +19,7 @@ import {
 import { upsertRemoteEvent } from "../lib/events/write.ts";
 import { loadOrCreateKeyPairs } from "../lib/federation/keys.ts";
 import { exportJwk } from "@fedify/fedify";
-import { createDbMediaStore } from "../lib/media/store.ts";
+import { createDbMediaStore, type MediaStore } from "../lib/media/store.ts";
 import {
   call,
   countRows,
@@ -473,5 +473,93 @@ Deno.test("backup: deno task export | deno task import round-trips a file databa
     assert.match(fromCopy.stdout, /owner@example\.org/);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** An S3-like store in memory: the bytes live outside the database. */
+function memoryBucket(): MediaStore & { objects: Map<string, Uint8Array> } {
+  const objects = new Map<string, Uint8Array>();
+  return {
+    kind: "s3",
+    objects,
+    put(name, bytes) {
+      objects.set(name, bytes);
+      return Promise.resolve();
+    },
+    get(name) {
+      const bytes = objects.get(name);
+      if (!bytes) return Promise.resolve(null);
+      return Promise.resolve({
+        kind: "file",
+        contentType: "image/png",
+        size: bytes.length,
+        etag: null,
+        lastModified: null,
+        range: null,
+        body: new Blob([bytes.slice()]).stream(),
+      });
+    },
+    delete(name) {
+      objects.delete(name);
+      return Promise.resolve();
+    },
+  };
+}
+
+Deno.test("backup: with media on S3, the files travel in the backup and land in the new bucket", async () => {
+  const source = await createTestApp();
+  const target = await emptyDatabase();
+  try {
+    const bucket = memoryBucket();
+    const bytes = png(4, 3);
+    await source.database.db.insert(mediaFiles).values({
+      name: "poster.png",
+      content_type: "image/png",
+      size: bytes.length,
+      width: 4,
+      height: 3,
+      createdAt: source.clock.now(),
+    });
+    await bucket.put("poster.png", bytes, {
+      contentType: "image/png",
+      width: 4,
+      height: 3,
+    });
+    const lines: string[] = [];
+    for await (
+      const line of exportBackup(source.database.db, bucket, source.clock.now())
+    ) lines.push(line);
+    assert.equal(JSON.parse(lines[0]).media_store, "s3");
+    assert.deepEqual(JSON.parse(lines.at(-1)!).media, 1);
+    assert.equal(
+      lines.filter((l) => l.startsWith('{"table":"media_chunks"')).length,
+      0,
+    );
+    const newBucket = memoryBucket();
+    const summary = await importBackup(target.db, newBucket, each(lines));
+    assert.equal(summary.media, 1);
+    assert.deepEqual(newBucket.objects.get("poster.png"), bytes);
+    const [row] = await target.db.all<{ name: string; size: number }>(
+      sql`SELECT name, size FROM media_files`,
+    );
+    assert.deepEqual({ ...row }, { name: "poster.png", size: bytes.length });
+    // A media line whose file no row describes is refused.
+    const stray = [
+      ...lines.slice(0, -2),
+      JSON.stringify({ media: "ghost.png", data: btoa("x") }),
+      JSON.stringify({ ...JSON.parse(lines.at(-1)!) }),
+    ];
+    const other = await emptyDatabase();
+    try {
+      await assert.rejects(
+        importBackup(other.db, memoryBucket(), each(stray)),
+        /a file no row describes/,
+      );
+    } finally {
+      other.close();
+    }
+  } finally {
+    source.close();
+    target.close();
   }
 });
