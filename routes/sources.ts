@@ -14,6 +14,7 @@ import {
   getSource,
   importDepsOf,
   listSources,
+  reserveFileImport,
   serializeSource,
   SOURCE_MAX_BYTES,
   syncDepsOf,
@@ -239,6 +240,9 @@ const importRoute = createRoute({
   },
 });
 
+/** How long one .ics import request may write. */
+const IMPORT_BUDGET_MS = 60_000;
+
 /** The routes of calendar subscriptions and of the .ics import. */
 export function sourceRoutes(deps: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -328,6 +332,7 @@ export function sourceRoutes(deps: RouteDeps) {
     },
     async (c) => {
       const type = c.req.header("content-type") ?? "";
+      await reserveFileImport(db, deps.clock, c.get("auth").user.id);
       const declared = Number(c.req.header("content-length"));
       if (Number.isFinite(declared) && declared > SOURCE_MAX_BYTES + 4096) {
         throw new ApiError(413, "payload_too_large", "The file is over 5 MiB");
@@ -378,17 +383,22 @@ export function sourceRoutes(deps: RouteDeps) {
       }
       const user = c.get("auth").user;
       const outcome = await applyImport(
-        importDepsOf(
-          { db, clock: deps.clock, federation: deps.federation },
-          settings,
-          {
-            ...importMedia,
-            fetch: {
-              allowPrivateAddress: deps.config.allowPrivateAddresses,
-              userAgent: quandoUserAgent(deps.config.baseUrl),
+        {
+          ...importDepsOf(
+            { db, clock: deps.clock, federation: deps.federation },
+            settings,
+            {
+              ...importMedia,
+              fetch: {
+                allowPrivateAddress: deps.config.allowPrivateAddresses,
+                userAgent: quandoUserAgent(deps.config.baseUrl),
+              },
             },
-          },
-        ),
+          ),
+          // A request does not run for ever: the rest of a huge file is
+          // imported by sending it again.
+          deadline: Date.now() + IMPORT_BUDGET_MS,
+        },
         {
           origin: `ics:user:${user.id}`,
           user,

@@ -7,12 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
+import { readIcs } from "../lib/imports/ics.ts";
 import { feedUrl } from "../lib/imports/sources.ts";
 import { runScheduledJobs } from "../lib/jobs.ts";
 import { silentLogger } from "../lib/log.ts";
 import { createDbMediaStore } from "../lib/media/store.ts";
+import { png } from "./images.ts";
 import {
   call,
+  countRows,
   createTestApp,
   expectError,
   type TestContext,
@@ -517,5 +520,149 @@ Deno.test("sources: webcal URLs are fetched over https; other schemes and creden
     const bad of ["ftp://x/a.ics", "javascript:alert(1)", "https://u:p@x/"]
   ) {
     assert.throws(() => feedUrl(bad), /Invalid source/);
+  }
+});
+
+Deno.test("ics: hostile rules and zones are refused at once, never looping or filling the memory", () => {
+  const started = performance.now();
+  const file = calendar(
+    // Never gives a date (ical.js would look for one for ever).
+    vevent(
+      "UID:loop@x",
+      "DTSTART:20260601T100000Z",
+      "SUMMARY:Loop",
+      "LOCATION:Here",
+      "RRULE:FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30",
+    ),
+    vevent(
+      "UID:daily-loop@x",
+      "DTSTART:20260602T100000Z",
+      "SUMMARY:Daily loop",
+      "LOCATION:Here",
+      "RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=MO",
+    ),
+    // A million dates: the series ends after 1,000.
+    vevent(
+      "UID:count@x",
+      "DTSTART:20260601T100000Z",
+      "SUMMARY:Count",
+      "LOCATION:Here",
+      "RRULE:FREQ=DAILY;COUNT=1000000",
+    ),
+    vevent(
+      "UID:exdates@x",
+      "DTSTART:20260601T100000Z",
+      "SUMMARY:Exdates",
+      "LOCATION:Here",
+      "RRULE:FREQ=WEEKLY",
+      ...Array.from(
+        { length: 1001 },
+        (_, i) =>
+          `EXDATE:${
+            new Date(Date.UTC(2026, 5, 1 + 7 * i, 10)).toISOString()
+              .replace(/[-:]/g, "").slice(0, 15)
+          }Z`,
+      ),
+    ),
+  ).replace(
+    // A zone that changes every hour since 1970.
+    "END:VTIMEZONE",
+    [
+      "END:VTIMEZONE",
+      "BEGIN:VTIMEZONE",
+      "TZID:Hourly",
+      "BEGIN:STANDARD",
+      "DTSTART:19700101T000000",
+      "TZOFFSETFROM:+0000",
+      "TZOFFSETTO:+0100",
+      "RRULE:FREQ=HOURLY",
+      "END:STANDARD",
+      "END:VTIMEZONE",
+    ].join("\r\n"),
+  ) + "";
+  const withZone = file.replace(
+    "END:VCALENDAR",
+    vevent(
+      "UID:zone@x",
+      "DTSTART;TZID=Hourly:20300101T100000",
+      "SUMMARY:Zone",
+      "LOCATION:Here",
+    ) + "\r\nEND:VCALENDAR",
+  );
+  const reading = readIcs(withZone, "UTC");
+  assert.ok(performance.now() - started < 5_000, "took too long");
+  const problems = reading.problems.join("\n");
+  assert.match(problems, /loop@x: its rule \(SECONDLY/);
+  assert.match(problems, /daily-loop@x: its rule never gives a date/);
+  assert.match(problems, /exdates@x: more than 1000 EXDATE values/);
+  assert.match(problems, /time zone Hourly: its changes are not yearly/);
+  const count = reading.items.find((i) => i.uid === "count@x")!;
+  assert.equal(iso(count.until!), "2029-02-24T10:00:00.000Z");
+  // The zone is ignored, the time read in the instance's zone.
+  const zoned = reading.items.find((i) => i.uid === "zone@x")!;
+  assert.equal(iso(zoned.start), "2030-01-01T10:00:00.000Z");
+});
+
+Deno.test("events import: at most 20 files an hour per user (429 with Retry-After); images fetched at most 50 per run", async () => {
+  const ctx = await createTestApp();
+  try {
+    const member = await userWithToken(ctx, "user");
+    const send = () =>
+      ctx.app.request("/api/events/import", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${member.token}`,
+          "content-type": "text/calendar",
+        },
+        body: calendar(CONCERT),
+      });
+    for (let i = 0; i < 20; i++) {
+      const res = await send();
+      assert.equal(res.status, 200, await res.text());
+    }
+    const refused = await send();
+    await expectError(refused, 429, "rate_limited");
+    assert.ok(Number(refused.headers.get("retry-after")) > 0);
+    assert.equal((await imported(ctx)).length, 1);
+  } finally {
+    ctx.close();
+  }
+  // The image cap: 60 events with an image each, fetched by one run.
+  const images = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(png(2, 2), { headers: { "content-type": "image/png" } }),
+  );
+  const open = await createTestApp({
+    env: { ALLOW_PRIVATE_ADDRESSES: "true" },
+  });
+  try {
+    const member = await userWithToken(open, "user");
+    const file = calendar(
+      ...Array.from({ length: 60 }, (_, i) =>
+        vevent(
+          `UID:img${i}@x`,
+          `DTSTART:202607${String(1 + (i % 28)).padStart(2, "0")}T100000Z`,
+          `SUMMARY:Poster ${i}`,
+          "LOCATION:Hall",
+          `IMAGE;VALUE=URI:http://127.0.0.1:${images.addr.port}/${i}.png`,
+        )),
+    );
+    const outcome = await (await open.app.request("/api/events/import", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${member.token}`,
+        "content-type": "text/calendar",
+      },
+      body: file,
+    })).json();
+    assert.equal(outcome.counts.created, 60);
+    const left = outcome.problems.filter((p: string) =>
+      /image left for the next run/.test(p)
+    );
+    assert.equal(left.length, 10);
+    assert.equal(await countRows(open, "media_files"), 50);
+  } finally {
+    open.close();
+    await images.shutdown();
   }
 });

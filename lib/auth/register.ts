@@ -55,7 +55,7 @@ export async function registerUser(
   if ("retryAfter" in reserved) {
     throw new ApiError(
       429,
-      "too_many_requests",
+      "rate_limited",
       "Too many new accounts from this address",
       undefined,
       { "Retry-After": String(reserved.retryAfter) },

@@ -68,7 +68,17 @@ export interface ImportDeps extends WriteDeps {
   publish?: (change: WriteResult<undefined>) => Promise<void>;
   /** Brings items' images in (absent: images are left out). */
   images?: ImageImport;
+  /**
+   * When (ms since the epoch) to stop: items not reached by then come in at
+   * the next run, and nothing is cancelled as missing. Absent: no deadline.
+   */
+  deadline?: number;
+  /** Images fetched at most by one run (default MAX_IMAGES_PER_RUN). */
+  maxImages?: number;
 }
+
+/** Images one run fetches at most: the rest come with the next runs. */
+export const MAX_IMAGES_PER_RUN = 50;
 
 /** What an import did, with a sentence per item it could not bring in. */
 export interface ImportOutcome {
@@ -191,7 +201,19 @@ export async function applyImport(
   );
   const seriesIds = new Map<string, number>();
   const seriesImages = new Map<string, string | null>();
+  const maxImages = deps.maxImages ?? MAX_IMAGES_PER_RUN;
+  let imagesFetched = 0;
+  let stoppedEarly = false;
   for (const [key, item] of ordered) {
+    if (deps.deadline !== undefined && Date.now() > deps.deadline) {
+      stoppedEarly = true;
+      problems.push(
+        `stopped before ${
+          ordered.length - seen.size
+        } items, out of time: they come in at the next run`,
+      );
+      break;
+    }
     seen.add(key);
     const recurrenceId = item.recurrenceId ?? 0;
     const input = inputOf(item, target);
@@ -261,7 +283,14 @@ export async function applyImport(
       const inherited = parentId !== undefined &&
         seriesImages.get(item.uid) === item.image;
       if (deps.images && before !== imageDigest && !inherited) {
-        if (item.image) {
+        if (item.image && imagesFetched >= maxImages) {
+          // Bounded per run: this one is fetched by a later run.
+          problems.push(
+            `${item.uid}: image left for the next run (${maxImages} per run)`,
+          );
+          digest = `${eventDigest}:failed`;
+        } else if (item.image) {
+          imagesFetched++;
           try {
             const stored = await importImage(deps, deps.images, item.image, {
               name: item.imageName,
@@ -328,17 +357,25 @@ export async function applyImport(
     if (item.recurrent && item.recurrenceId === null) {
       seriesIds.set(item.uid, existing.eventId);
       seriesImages.set(item.uid, item.image);
-      await cancelExdates(
-        deps,
-        target.user,
-        existing.eventId,
-        item.exdates,
-        publish,
-      );
+      try {
+        await cancelExdates(
+          deps,
+          target.user,
+          existing.eventId,
+          item.exdates,
+          publish,
+        );
+      } catch (error) {
+        problems.push(
+          `${item.uid}: EXDATE: ${
+            error instanceof ApiError ? reason(error) : "not marked cancelled"
+          }`,
+        );
+      }
     }
   }
 
-  if (target.complete) {
+  if (target.complete && !stoppedEarly) {
     // Upcoming events the feed no longer lists: cancelled, not deleted.
     const gone = known.filter((k) =>
       !seen.has(`${k.recurrence_id}\u0000${k.uid}`)

@@ -50,6 +50,13 @@ export interface IcsReading {
 const EXPANSION_SECONDS = 90 * 86_400;
 const EXPANSION_MAX = 100;
 const MAX_EVENTS = 5_000;
+/** The most dates a COUNT gives a series, and the most EXDATEs read per event. */
+const MAX_COUNT = 1_000;
+const MAX_EXDATES = 1_000;
+/** Observances (STANDARD/DAYLIGHT) a file's VTIMEZONE may have. */
+const MAX_OBSERVANCES = 40;
+/** Steps of a rule simulated to tell whether it ever gives a date. */
+const PRODUCTIVE_STEPS = 800;
 
 const WEEKDAYS = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"];
 
@@ -67,13 +74,26 @@ interface WallClock {
 class TimeReader {
   #zones = new Map<string, ICAL.Timezone>();
 
-  constructor(calendar: ICAL.Component, private instanceZone: string) {
+  constructor(
+    calendar: ICAL.Component,
+    private instanceZone: string,
+    problems: string[],
+  ) {
     for (const vtimezone of calendar.getAllSubcomponents("vtimezone")) {
       const tzid = vtimezone.getFirstPropertyValue("tzid");
-      if (typeof tzid === "string") {
-        // Kept for this file only: never registered globally.
-        this.#zones.set(tzid, new ICAL.Timezone(vtimezone));
+      if (typeof tzid !== "string") continue;
+      if (!plainZone(vtimezone)) {
+        // ical.js expands every change of a zone up to the time asked: a
+        // zone that changes hourly would fill the memory.
+        problems.push(
+          `time zone ${
+            tzid.slice(0, 100)
+          }: its changes are not yearly; its times are read as ${instanceZone}`,
+        );
+        continue;
       }
+      // Kept for this file only: never registered globally.
+      this.#zones.set(tzid, new ICAL.Timezone(vtimezone));
     }
   }
 
@@ -117,6 +137,20 @@ class TimeReader {
     const tzid = tzidOf(prop, value);
     return { at: this.toUnix(value, tzid), isDate: value.isDate, tzid };
   }
+}
+
+/** Whether a VTIMEZONE changes at most yearly, with a bounded number of observances and dates. */
+function plainZone(vtimezone: ICAL.Component): boolean {
+  const observances = vtimezone.getAllSubcomponents();
+  if (observances.length > MAX_OBSERVANCES) return false;
+  return observances.every((o) => {
+    const rules = o.getAllProperties("rrule");
+    if (o.getAllProperties("rdate").length > MAX_OBSERVANCES) return false;
+    return rules.length <= 1 && rules.every((r) => {
+      const rule = r.getFirstValue();
+      return rule instanceof ICAL.Recur && rule.freq === "YEARLY";
+    });
+  });
 }
 
 /** The TZID a time is in: "Z" for UTC, null when floating or a date. */
@@ -216,7 +250,7 @@ export function readIcs(source: string, instanceZone: string): IcsReading {
   if (calendar.name !== "vcalendar") {
     return { items: [], problems: ["not an iCalendar file: no VCALENDAR"] };
   }
-  const times = new TimeReader(calendar, instanceZone);
+  const times = new TimeReader(calendar, instanceZone, problems);
   const items: IcsItem[] = [];
   const vevents = calendar.getAllSubcomponents("vevent");
   if (vevents.length > MAX_EVENTS) {
@@ -311,13 +345,15 @@ function readEvent(
   if (!(rule instanceof ICAL.Recur) || recurrenceId !== null) return [base];
 
   const dtstart = vevent.getFirstPropertyValue("dtstart") as ICAL.Time;
-  const exdates = vevent.getAllProperties("exdate").flatMap((p) =>
-    p.getValues().map((v) =>
-      v instanceof ICAL.Time ? times.toUnix(v, tzidOf(p, v)) : NaN
-    )
+  const exdateValues = vevent.getAllProperties("exdate").flatMap((p) =>
+    p.getValues().map((v) => ({ p, v }))
+  );
+  if (exdateValues.length > MAX_EXDATES) {
+    return `more than ${MAX_EXDATES} EXDATE values`;
+  }
+  const exdates = exdateValues.map(({ p, v }) =>
+    v instanceof ICAL.Time ? times.toUnix(v, tzidOf(p, v)) : NaN
   ).filter(Number.isFinite);
-  // Each start of the rule, in the zone of DTSTART.
-  const iterator = rule.iterator(dtstart);
   const startTzid = start.tzid;
   const duration = end === null ? null : end - start.at;
   const horizon = start.at + EXPANSION_SECONDS;
@@ -333,16 +369,23 @@ function readEvent(
         ),
       );
     } else if (rule.count) {
-      // The last of COUNT starts.
+      // The last of COUNT starts; a rule Quando can say as a series gives a
+      // date at every step, so this ends after COUNT steps at most.
+      const iterator = rule.iterator(dtstart);
       let last: ICAL.Time | null = null;
-      for (let i = 0, next; i < rule.count && (next = iterator.next()); i++) {
+      const count = Math.min(rule.count, MAX_COUNT);
+      for (let i = 0, next; i < count && (next = iterator.next()); i++) {
         last = next;
       }
       if (last) until = times.toUnix(last, startTzid);
     }
     return [{ ...base, recurrent: series, until, exdates }];
   }
-  // A rule Quando's series cannot say: its next starts as single events.
+  // A rule Quando's series cannot say: its next starts as single events,
+  // when the rule is one whose iteration is known to end.
+  const refusal = unsafeRule(rule, dtstart);
+  if (refusal) return refusal;
+  const iterator = rule.iterator(dtstart);
   const singles: IcsItem[] = [];
   for (let next; (next = iterator.next()) && singles.length < EXPANSION_MAX;) {
     const at = times.toUnix(next, startTzid);
@@ -356,4 +399,70 @@ function readEvent(
     });
   }
   return singles;
+}
+
+/**
+ * Why a rule is not expanded, or null. ical.js looks for a rule's next date
+ * without a bound (a rule that never gives one loops for ever), so only
+ * daily to yearly rules with BYDAY, BYMONTHDAY and BYMONTH are expanded, and
+ * only when a simulation of their first steps finds a date.
+ */
+function unsafeRule(rule: ICAL.Recur, dtstart: ICAL.Time): string | null {
+  const unsupported = `its rule (${String(rule.freq)} with ${
+    Object.keys(rule.parts ?? {}).join(", ") || "no parts"
+  }) is not supported`;
+  if (!["DAILY", "WEEKLY", "MONTHLY", "YEARLY"].includes(rule.freq ?? "")) {
+    return unsupported;
+  }
+  const parts = (rule.parts ?? {}) as Record<string, unknown[]>;
+  if (
+    Object.keys(parts).some((p) =>
+      !["BYDAY", "BYMONTHDAY", "BYMONTH"].includes(p)
+    )
+  ) return unsupported;
+  const interval = rule.interval ?? 1;
+  if (interval < 1 || interval > 99) return unsupported;
+  const byDay = ((parts.BYDAY ?? []) as string[]).map((d) =>
+    /^([+-]?\d{1,2})?(SU|MO|TU|WE|TH|FR|SA)$/.exec(String(d))
+  );
+  if (byDay.some((m) => m === null)) return unsupported;
+  if (rule.freq !== "MONTHLY" && byDay.some((m) => m![1])) return unsupported;
+  const weekdays = new Set(byDay.map((m) => WEEKDAYS.indexOf(m![2])));
+  const monthDays = (parts.BYMONTHDAY ?? []).map(Number);
+  const months = new Set((parts.BYMONTH ?? []).map(Number));
+  if (
+    monthDays.some((d) => !Number.isInteger(d) || d === 0 || d < -31 || d > 31)
+  ) {
+    return unsupported;
+  }
+  // Walk the days the rule can reach for PRODUCTIVE_STEPS steps.
+  const first = Date.UTC(dtstart.year, dtstart.month - 1, dtstart.day);
+  const day = 86_400_000;
+  const matches = (at: number) => {
+    const date = new Date(at);
+    const length = new Date(
+      Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0),
+    ).getUTCDate();
+    return (months.size === 0 || months.has(date.getUTCMonth() + 1)) &&
+      (weekdays.size === 0 || weekdays.has(date.getUTCDay())) &&
+      (monthDays.length === 0 ||
+        monthDays.some((d) =>
+          d > 0 ? d === date.getUTCDate() : length + d + 1 === date.getUTCDate()
+        ));
+  };
+  for (let step = 0; step < PRODUCTIVE_STEPS; step++) {
+    if (rule.freq === "DAILY") {
+      if (matches(first + step * interval * day)) return null;
+    } else if (rule.freq === "WEEKLY") {
+      const week = first + step * interval * 7 * day;
+      for (let d = 0; d < 7; d++) if (matches(week + d * day)) return null;
+    } else {
+      // Monthly and yearly: ical.js gives up on these by itself when they
+      // give no date; still, refuse one no day of the next years matches.
+      for (let d = 0; d < 7; d++) {
+        if (matches(first + (step * 7 + d) * day)) return null;
+      }
+    }
+  }
+  return "its rule never gives a date";
 }

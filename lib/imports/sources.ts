@@ -15,6 +15,7 @@ import {
   type SyncCounts,
 } from "../../db/schema.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
+import { type RateLimit, reserveRateLimitHit } from "../ratelimit.ts";
 import type { Settings } from "../settings.ts";
 import {
   type FetchLimits,
@@ -38,6 +39,8 @@ export const SOURCE_TIMEOUT_MS = 20_000;
 export const SOURCE_SYNC_INTERVAL_MS = 60 * 60 * 1000;
 /** A sync holds its source this long at most (a crashed one lets go). */
 const LEASE_MS = 10 * 60 * 1000;
+/** How long one sync may write; the rest waits for the next one. */
+const SYNC_BUDGET_MS = 8 * 60 * 1000;
 /** Sources synced by one run of the hourly job. */
 const SOURCES_PER_RUN = 20;
 /** Problems kept in `last_error`. */
@@ -196,6 +199,32 @@ export interface ImportMedia {
   /** The upload limits (config mediaMaxBytes, mediaQuotaBytes). */
   maxBytes: number;
   quotaBytes: number;
+}
+
+/** .ics files one user may import per hour (each may hold thousands of events). */
+export const FILE_IMPORT_LIMIT: RateLimit = { limit: 20, windowMs: 3_600_000 };
+
+/** Counts one .ics import of a user, or refuses it (429) past FILE_IMPORT_LIMIT. */
+export async function reserveFileImport(
+  db: Db,
+  clock: Clock,
+  userId: number,
+): Promise<void> {
+  const reserved = await reserveRateLimitHit(
+    db,
+    clock,
+    [`ics-import:${userId}`],
+    FILE_IMPORT_LIMIT,
+  );
+  if ("retryAfter" in reserved) {
+    throw new ApiError(
+      429,
+      "rate_limited",
+      "Too many .ics imports: try again later",
+      undefined,
+      { "Retry-After": String(reserved.retryAfter) },
+    );
+  }
 }
 
 /**
@@ -367,7 +396,11 @@ export async function syncSource(
         reading.problems,
       );
     }
-    const outcome = await applyImport(deps, {
+    // Done before the lease ends, so that no second sync overlaps this one.
+    const outcome = await applyImport({
+      ...deps,
+      deadline: Date.now() + SYNC_BUDGET_MS,
+    }, {
       origin: sourceOrigin(id),
       user,
       defaultTags: leased.default_tags,
