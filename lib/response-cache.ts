@@ -35,6 +35,12 @@ export interface ResponseCacheOptions {
   clock: Clock;
 }
 
+/**
+ * What an entry costs beyond its key and answer (the Map slot, the entry
+ * object): a flood of tiny answers is bounded by the budget as well.
+ */
+const ENTRY_OVERHEAD_BYTES = 256;
+
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
   readonly #inFlight = new Map<string, Promise<CachedAnswer | null>>();
@@ -98,8 +104,10 @@ export class ResponseCache {
   }
 
   #store(key: string, fresh: Omit<Entry, "size">) {
-    const size = fresh.answer.body.length * 2 +
-      fresh.answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
+    // The key counts too: distinct keys are what a flood of requests makes.
+    const size = (key.length + fresh.answer.body.length) * 2 +
+      fresh.answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0) +
+      ENTRY_OVERHEAD_BYTES;
     // One answer larger than a quarter of the budget would evict too much.
     if (size > this.#options.maxBytes / 4) return;
     const old = this.#entries.get(key);

@@ -142,6 +142,11 @@ function pathOf(pathAndQuery: string): string {
   return query === -1 ? pathAndQuery : pathAndQuery.slice(0, query);
 }
 
+/** Longer paths with their query are answered, never cached. */
+const MAX_KEY_TARGET = 2048;
+/** Longer Accept headers (whitespace removed) are answered, never cached. */
+const MAX_KEY_ACCEPT = 256;
+
 /** Serves anonymous GETs of cacheable paths from `cache`, filling it on a miss. */
 export function publicReadCache(
   deps: RouteDeps,
@@ -156,8 +161,13 @@ export function publicReadCache(
       return null;
     }
     const target = pathAndQuery(request.url);
+    // Keys stay small: anyone can send long URLs and headers, and each
+    // distinct key would be an entry of its own.
+    if (target.length > MAX_KEY_TARGET) return null;
+    const accept = (request.headers.get("accept") ?? "").toLowerCase()
+      .replace(/\s+/g, "");
+    if (accept.length > MAX_KEY_ACCEPT) return null;
     const path = pathOf(target);
-    const accept = request.headers.get("accept") ?? "";
     if (PAGES.test(path)) {
       return `${target}\n${accept}\n${pageVariant(request)}`;
     }

@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CHANGE_CHECK_MS, openDatabase } from "../db/client.ts";
 import { events } from "../db/schema.ts";
+import { FixedClock } from "../lib/clock.ts";
+import { ResponseCache } from "../lib/response-cache.ts";
 import { eq, sql } from "drizzle-orm";
 import {
   call,
@@ -341,4 +343,44 @@ Deno.test("feeds are kept a minute (clients may keep them five), unless a write 
   await createEvent(ctx, token, { title: "Feed two" });
   assert.match(await (await call(ctx, "GET", "/feed/rss")).text(), /Feed two/);
   ctx.close();
+});
+
+Deno.test("the cache cannot be filled by distinct keys: long URLs and Accept headers are not cached, and every entry counts its key", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  await createEvent(ctx, token);
+  const twice = async (path: string, accept: string) => {
+    const get = () => ctx.app.request(path, { headers: { accept } });
+    await (await get()).text();
+    return await statementsDuring(ctx, async () => {
+      await (await get()).text();
+    });
+  };
+  // An ordinary request is answered from memory the second time.
+  assert.equal(await twice("/api/events", "application/json"), 0);
+  // A 300-character Accept, or a path and query over 2 KB: never cached.
+  assert.ok(
+    await twice("/api/events", `application/json, ${"x".repeat(300)}`) > 0,
+  );
+  assert.ok(await twice(`/api/events?junk=${"y".repeat(2100)}`, "") > 0);
+  ctx.close();
+
+  // Tiny answers under many keys: the budget bounds how many are kept.
+  const cache = new ResponseCache({
+    ttlMs: 60_000,
+    maxBytes: 64 * 1024,
+    clock: new FixedClock("2026-06-01T12:00:00Z"),
+  });
+  for (let i = 0; i < 2_000; i++) {
+    await cache.getOrCompute(
+      `key-${i}-${"k".repeat(200)}`,
+      "m",
+      () => Promise.resolve({ status: 200, headers: [], body: "" }),
+    );
+  }
+  let kept = 0;
+  for (let i = 0; i < 2_000; i++) {
+    if (cache.get(`key-${i}-${"k".repeat(200)}`, "m")) kept++;
+  }
+  assert.ok(kept > 0 && kept < 200, `kept ${kept} of 2,000 empty answers`);
 });
