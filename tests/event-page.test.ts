@@ -705,6 +705,7 @@ Deno.test("a remote event says where it comes from and links to the original (ht
       title: string,
       apId: string,
       apObject: Record<string, unknown>,
+      online: string[] = [],
     ) => {
       const { id } = await upsertRemoteEvent(
         { db: ctx.database.db, clock: ctx.clock },
@@ -723,7 +724,7 @@ Deno.test("a remote event says where it comes from and links to the original (ht
             longitude: 11.3444,
             postal_address: null,
           },
-          online_locations: [],
+          online_locations: online,
           tags: ["Punk"],
           media: [],
           ap_object: { type: "Event", name: title, ...apObject },
@@ -783,6 +784,28 @@ Deno.test("a remote event says where it comes from and links to the original (ht
       link(await getPage(ctx, `/event/${third}`), "a.original"),
       "https://gancio.example/e/3",
     );
+    // Online locations from elsewhere: only http(s) ones become buttons.
+    const fourth = await remote(
+      "Punk night online",
+      "https://gancio.example/federation/m/15",
+      {},
+      ["javascript:alert(1)", "https://stream.gancio.example/live"],
+    );
+    const page4 = await getPage(ctx, `/event/${fourth}`);
+    assert.deepEqual(
+      page4.$$("a.join").map((a) => a.getAttribute("href")),
+      ["https://stream.gancio.example/live"],
+    );
+    assert.equal(page4.$('a[href^="javascript:"]'), null);
+    assert.deepEqual(
+      page4.$$("ul.online li").map(text),
+      ["javascript:alert(1)", "Join online stream.gancio.example"],
+    );
+    assert.deepEqual(page4.ld.location[1], {
+      "@type": "VirtualLocation",
+      url: "https://stream.gancio.example/live",
+    });
+    assert.equal(page4.ld.location.length, 2);
   } finally {
     ctx.close();
   }
