@@ -9,6 +9,11 @@
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import * as publicPages from "../lib/i18n/public.ts";
+import * as publicEvent from "../lib/i18n/public-event.ts";
+import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { eq } from "drizzle-orm";
+import { events } from "../db/schema.ts";
+import { upsertActor } from "../lib/federation/actors.ts";
 import { LANGUAGE_NAMES, PUBLIC_LANGUAGES, translator } from "../lib/i18n.ts";
 import {
   call,
@@ -89,6 +94,9 @@ const SHARED: Record<string, string[]> = {
   de: ["Online"],
 };
 
+/** Names of products, written the same in every language where they are not translated. */
+const BRANDS = /Google Calendar|Outlook\.com/g;
+
 /**
  * The English a page in `lang` must not show: each fragment (between
  * placeholders) of the English strings but those the language shares, and
@@ -96,7 +104,12 @@ const SHARED: Record<string, string[]> = {
  */
 function englishFor(lang: string): string[] {
   const fragments = new Set<string>();
-  for (const english of Object.values(publicPages.en)) {
+  for (
+    const english of [
+      ...Object.values(publicPages.en),
+      ...Object.values(publicEvent.en),
+    ]
+  ) {
     for (const part of english.split(/\{\w+\}/)) {
       const fragment = part.trim();
       if (fragment.length >= 4 && !SHARED[lang].includes(fragment)) {
@@ -122,7 +135,7 @@ function assertOneLanguage(page: Page, lang: string, what: string) {
         f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
       }(?![\\p{L}\\p{N}])`,
       "u",
-    ).test(page.words)
+    ).test(page.words.replace(BRANDS, ""))
   );
   assert.deepEqual(left, [], `${what} in ${lang} shows English`);
 }
@@ -372,6 +385,128 @@ function languageCookie(res: Response): string | null {
   );
   return cookie ?? null;
 }
+
+Deno.test("a series, its occurrence and a remote event's pages are in the page's language too", async () => {
+  const { ctx, admin } = await world();
+  try {
+    // Tuesdays at 19:00 in Rome, until the end of July.
+    const tuesday = Date.parse("2026-06-02T17:00:00Z") / 1000;
+    const created = await call(ctx, "POST", "/api/events", {
+      token: admin.token,
+      json: {
+        title: "Swing Bentivoglio",
+        description: "Swing Bentivoglio.\n\nhttps://swing.example.org",
+        start_datetime: tuesday,
+        end_datetime: tuesday + 2 * 3600,
+        place_name: "Sala Biagi",
+        place_address: "Via Santo Stefano 119, Bologna",
+        recurrent: {
+          frequency: "1w",
+          until: Date.parse("2026-07-28T17:00:00Z") / 1000,
+        },
+      },
+    });
+    assert.equal(created.status, 201);
+    const series = await created.json();
+    const occurrence = series.children[1];
+    const actor = "https://gancio.example/federation/u/relay";
+    await upsertActor(ctx.database.db, ctx.clock, actor, {
+      type: "Application",
+      name: "Gancio Bologna",
+    }, { trusted: true, following: true });
+    await upsertRemoteEvent({ db: ctx.database.db, clock: ctx.clock }, {
+      ap_id: "https://gancio.example/federation/m/7",
+      apUserApId: actor,
+      title: "Punk Bentivoglio",
+      description: "",
+      start_datetime: START,
+      end_datetime: START + 3600,
+      status: "EventScheduled",
+      place: {
+        name: "XM24",
+        address: "Via Fioravanti 24, Bologna",
+        latitude: null,
+        longitude: null,
+        postal_address: null,
+      },
+      online_locations: [],
+      tags: [],
+      media: [],
+      ap_object: { type: "Event", url: "https://gancio.example/event/punk" },
+      ld_signature: null,
+    });
+    const [{ slug: remoteSlug }] = await ctx.database.db.select({
+      slug: events.slug,
+    }).from(events).where(
+      eq(events.ap_id, "https://gancio.example/federation/m/7"),
+    );
+    for (const lang of PUBLIC_LANGUAGES) {
+      const t = translator(lang);
+      const headers = { "accept-language": lang };
+      const weekday = new Intl.DateTimeFormat(lang, {
+        weekday: "long",
+        timeZone: TZ,
+      }).format(new Date(tuesday * 1000));
+      const rule = t("public.event.repeats.until", {
+        rule: t("public.event.repeats.weekly", { weekday }),
+        date: new Intl.DateTimeFormat(lang, {
+          dateStyle: "long",
+          timeZone: TZ,
+        }).format(new Date(Date.parse("2026-07-28T17:00:00Z"))),
+      });
+      const page = await get(ctx, `/event/${series.slug}`, headers);
+      assert.equal(page.res.status, 200);
+      assert.equal(page.lang, lang);
+      assert.ok(page.words.includes(rule), `${lang}: ${rule}`);
+      for (
+        const key of [
+          "public.event.repeats",
+          "public.event.nextDate",
+          "public.event.nextDates",
+          "public.event.cal.series",
+          "public.event.cal.googleNext",
+          "public.event.findAddress",
+        ] as const
+      ) {
+        assert.ok(page.words.includes(t(key)), `${lang}: ${t(key)}`);
+      }
+      assertOneLanguage(page, lang, "series page");
+      if (lang !== "en") {
+        assert.doesNotMatch(page.words, /Tuesday|July/, `${lang} series page`);
+      }
+
+      const date = await get(ctx, `/event/${occurrence.slug}`, headers);
+      assert.ok(date.words.includes(rule), `${lang}: ${rule}`);
+      for (
+        const key of [
+          "public.event.seriesLink",
+          "public.event.cal.thisDate",
+          "public.event.cal.google",
+          "public.event.cal.outlook",
+        ] as const
+      ) {
+        assert.ok(date.words.includes(t(key)), `${lang}: ${t(key)}`);
+      }
+      assertOneLanguage(date, lang, "occurrence page");
+
+      const origin = await get(ctx, `/event/${remoteSlug}`, headers);
+      assert.equal(origin.res.status, 200);
+      assert.ok(
+        origin.words.includes(
+          t("public.event.fromActor", {
+            host: "gancio.example",
+            actor: "Gancio Bologna",
+          }),
+        ),
+        `${lang}: remote origin`,
+      );
+      assert.ok(origin.words.includes(t("public.event.seeOriginal")));
+      assertOneLanguage(origin, lang, "remote event page");
+    }
+  } finally {
+    ctx.close();
+  }
+});
 
 Deno.test("the visitor's choice: ?lang= is remembered in a cookie and read before Accept-Language; an unknown choice changes nothing", async () => {
   const { ctx } = await world("it");

@@ -221,8 +221,9 @@ Deno.test("event page: h-event microformats, JSON-LD, OpenGraph, feeds, calendar
         a.getAttribute("href") === "https://stream.example/jazz"
       ),
     );
+    assert.equal(text(page.$("#add-title")), "Add to calendar");
     const addToCalendar = page.$$("a").find((a) =>
-      text(a) === "Add to calendar"
+      text(a) === "Calendar file (.ics)"
     );
     assert.equal(
       addToCalendar?.getAttribute("href"),

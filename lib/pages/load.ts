@@ -26,6 +26,7 @@ import {
 import type { EventRow, EventSummary, PlaceRow } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
 import { dayKey, dayLabel, type Locality } from "./format.ts";
+import { type EventOrigin, eventOrigin } from "./links.ts";
 
 /** Events per home page. */
 export const HOME_PAGE_SIZE = 20;
@@ -135,6 +136,17 @@ export interface Occurrence {
   end_datetime: number | null;
 }
 
+/** The series an occurrence belongs to. */
+export interface SeriesOf {
+  slug: string;
+  title: string;
+  recurrent: EventRow["recurrent"];
+  start_datetime: number;
+  end_datetime: number | null;
+  /** Whether its page (and its .ics) can be shown. */
+  is_visible: boolean;
+}
+
 export interface EventPage {
   event: EventRow;
   place: PlaceRow | null;
@@ -142,6 +154,10 @@ export interface EventPage {
   tags: string[];
   /** For a series: its next visible dates. */
   occurrences: Occurrence[];
+  /** For an occurrence: its series. */
+  series: SeriesOf | null;
+  /** For a remote event: where it comes from. */
+  origin: EventOrigin | null;
 }
 
 /**
@@ -157,11 +173,12 @@ export async function loadEventPage(
   /** A column of the event, as a scalar subquery. */
   const own = (column: SQLiteColumn) =>
     sql`(select ${column} from ${events} where ${events.slug} = ${slug})`;
-  const [eventRows, placeRows, tagRows, childRows, actorRows] =
+  const [eventRows, placeRows, tagRows, childRows, actorRows, parentRows] =
     await selectAsOne<
       [EventRow[], PlaceRow[], { tag: string }[], Occurrence[], {
         blocked: boolean;
-      }[]]
+        object: unknown;
+      }[], SeriesOf[]]
     >(db, [
       db.select().from(events).where(
         and(eq(events.slug, slug), eq(events.is_visible, true)),
@@ -189,8 +206,20 @@ export async function loadEventPage(
       ).orderBy(asc(events.start_datetime), asc(events.id)).limit(
         OCCURRENCES_LIMIT,
       ),
-      db.select({ blocked: apUsers.blocked }).from(apUsers).where(
+      db.select({ blocked: apUsers.blocked, object: apUsers.object }).from(
+        apUsers,
+      ).where(
         sql`${apUsers.ap_id} = ${own(events.apUserApId)}`,
+      ),
+      db.select({
+        slug: events.slug,
+        title: events.title,
+        recurrent: events.recurrent,
+        start_datetime: events.start_datetime,
+        end_datetime: events.end_datetime,
+        is_visible: events.is_visible,
+      }).from(events).where(
+        sql`${events.id} = ${own(events.parentId)}`,
       ),
     ]);
   const event = eventRows[0];
@@ -201,6 +230,8 @@ export async function loadEventPage(
     place: placeRows[0] ?? null,
     tags: tagRows.map((t) => t.tag),
     occurrences: childRows,
+    series: parentRows[0] ?? null,
+    origin: eventOrigin(event, actorRows[0]?.object ?? null),
   };
 }
 

@@ -7,6 +7,7 @@ import { publicMediaUrl } from "../../lib/media/public.ts";
 import { raw } from "hono/html";
 import type { EventStatus } from "../../db/schema.ts";
 import type { EventSummary, PlaceRow } from "../../lib/events/serialize.ts";
+import { normalizeTag } from "../../lib/events/tags.ts";
 import {
   endLabel,
   fullDateTime,
@@ -16,19 +17,30 @@ import {
   timeOfDay,
   whenInWords,
 } from "../../lib/pages/format.ts";
+import { descriptionHtml } from "../../lib/pages/description.ts";
+import {
+  directionsUrl,
+  type EventOrigin,
+  googleCalendarUrl,
+  outlookCalendarUrl,
+} from "../../lib/pages/links.ts";
 import {
   type EventPage,
   type HomePage,
   LISTING_LIMITS,
   type SplitListing,
 } from "../../lib/pages/load.ts";
+import { repeatsInWords } from "../../lib/pages/repeats.ts";
 import { type FeedScope, type SiteInfo, SitePage } from "./site.tsx";
 import {
   eventJsonLd,
   eventPath,
   isWebUrl,
   mapUrl,
+  placeJsonLd,
   placePath,
+  type Shown,
+  shownDates,
   tagPath,
 } from "./structured.ts";
 
@@ -64,9 +76,18 @@ function StatusBadge(props: { status: EventStatus; t: Translate }) {
 
 /** One event in a list, as an h-event. */
 function EventItem(
-  props: { event: EventSummary; site: SiteInfo; withDate: boolean },
+  props: {
+    event: EventSummary;
+    site: SiteInfo;
+    withDate: boolean;
+    omit?: Omitted;
+  },
 ) {
-  const { event, site } = props;
+  const { event, site, omit } = props;
+  // A place's page names the place once, a tag's page its tag.
+  const tags = omit?.tag
+    ? event.tags.filter((tag) => normalizeTag(tag) !== omit.tag)
+    : event.tags;
   const start = props.withDate
     ? shortDateTime(event.start_datetime, site)
     : timeOfDay(event.start_datetime, site);
@@ -101,7 +122,7 @@ function EventItem(
             </time>
           </>
         )}
-        {event.place && (
+        {event.place && event.place.id !== omit?.placeId && (
           <>
             {" · "}
             <a class="p-location" href={placePath(event.place.id)}>
@@ -110,9 +131,9 @@ function EventItem(
           </>
         )}
       </p>
-      {event.tags.length > 0 && (
+      {tags.length > 0 && (
         <ul class="tags" aria-label={site.t("public.tags")}>
-          {event.tags.map((tag) => (
+          {tags.map((tag) => (
             <li>
               <a class="p-category" href={tagPath(tag)}>#{tag}</a>
             </li>
@@ -123,13 +144,29 @@ function EventItem(
   );
 }
 
+/** What a listing leaves out of its entries: its page's own place or tag (normalised). */
+interface Omitted {
+  placeId?: number;
+  tag?: string;
+}
+
 function EventList(
-  props: { events: EventSummary[]; site: SiteInfo; withDate: boolean },
+  props: {
+    events: EventSummary[];
+    site: SiteInfo;
+    withDate: boolean;
+    omit?: Omitted;
+  },
 ) {
   return (
     <ol class="events">
       {props.events.map((event) => (
-        <EventItem event={event} site={props.site} withDate={props.withDate} />
+        <EventItem
+          event={event}
+          site={props.site}
+          withDate={props.withDate}
+          omit={props.omit}
+        />
       ))}
     </ol>
   );
@@ -213,58 +250,218 @@ export function HomeView(
   );
 }
 
-function PlaceDetails(
-  props: { place: PlaceRow; link: boolean; t: Translate },
-) {
-  const { place } = props;
+/** A small map pin, drawn inline (no request). */
+function Pin() {
+  return (
+    <svg
+      class="pin"
+      viewBox="0 0 16 16"
+      width="16"
+      height="16"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <path
+        d="M8 1a5 5 0 0 0-5 5c0 3.6 5 9 5 9s5-5.4 5-9a5 5 0 0 0-5-5zm0 7a2 2 0 1 1 0-4 2 2 0 0 1 0 4z"
+        fill="currentColor"
+      />
+    </svg>
+  );
+}
+
+/** The map and directions links of a place (nothing loaded until followed). */
+function PlaceLinks(props: { place: PlaceRow; t: Translate }) {
+  const { place, t } = props;
   const map = mapUrl(place);
+  const directions = directionsUrl(place);
+  if (!map && !directions) return null;
+  return (
+    <ul class="place-links">
+      {map && (
+        <li>
+          <Pin /> <a class="map" href={map} rel="noopener">{t("public.map")}</a>
+        </li>
+      )}
+      {directions && (
+        <li>
+          <a class="directions" href={directions.url} rel="noopener">
+            {directions.kind === "route"
+              ? t("public.event.directions")
+              : t("public.event.findAddress")}
+          </a>
+        </li>
+      )}
+    </ul>
+  );
+}
+
+/** The place of an event, as its h-card. */
+function PlaceDetails(props: { place: PlaceRow; t: Translate }) {
+  const { place } = props;
   return (
     <div class="p-location h-card">
-      {props.link
-        ? <a class="p-name u-url" href={placePath(place.id)}>{place.name}</a>
-        : <span class="p-name">{place.name}</span>}
+      <a class="p-name u-url" href={placePath(place.id)}>{place.name}</a>
       {place.address && (
         <>
           <br />
           <span class="p-street-address">{place.address}</span>
         </>
       )}
-      {map && (
+      {place.latitude !== null && place.longitude !== null && (
         <>
           <data class="p-latitude" value={String(place.latitude)}></data>
           <data class="p-longitude" value={String(place.longitude)}></data>
-          <br />
-          <a class="map" href={map} rel="noopener">
-            {props.t("public.map")}
-          </a>
         </>
       )}
+      <PlaceLinks place={place} t={props.t} />
     </div>
   );
 }
 
-/** An event's page: an h-event with JSON-LD, OpenGraph and a calendar link. */
+/** The "add to calendar" links: .ics files, Google Calendar, Outlook.com. */
+function AddToCalendar(
+  props: { data: EventPage; site: SiteInfo; shown: Shown; canonical: string },
+) {
+  const { data, site, shown } = props;
+  const { t } = site;
+  const { event, series } = data;
+  const seriesIcs = shown.isSeries
+    ? `${eventPath(event.slug)}.ics`
+    : series?.is_visible
+    ? `${eventPath(series.slug)}.ics`
+    : null;
+  // A series' page adds its next date to the web calendars (they take one
+  // date, not the rule); an occurrence's, its own date.
+  const dated = shown.isSeries ? shown.next : event;
+  const entry = dated && {
+    title: event.title,
+    start: dated.start_datetime,
+    end: dated.end_datetime,
+    description: event.description,
+    place: data.place,
+    online: event.online_locations,
+    pageUrl: shown.isSeries && shown.next
+      ? `${site.baseUrl}${eventPath(shown.next.slug)}`
+      : props.canonical,
+  };
+  return (
+    <section class="add" aria-labelledby="add-title">
+      <h2 id="add-title">{t("public.event.addToCalendar")}</h2>
+      <ul class="actions">
+        {!shown.isSeries && (
+          <li>
+            <a
+              class="button ics"
+              href={`${eventPath(event.slug)}.ics`}
+              type="text/calendar"
+            >
+              {seriesIcs
+                ? t("public.event.cal.thisDate")
+                : t("public.event.cal.file")}
+            </a>
+          </li>
+        )}
+        {seriesIcs && (
+          <li>
+            <a
+              class={`button ${shown.isSeries ? "" : "secondary "}ics-series`}
+              href={seriesIcs}
+              type="text/calendar"
+            >
+              {t("public.event.cal.series")}
+            </a>
+          </li>
+        )}
+        {entry && (
+          <>
+            <li>
+              <a
+                class="button secondary google"
+                href={googleCalendarUrl(entry)}
+                rel="noopener nofollow"
+              >
+                {shown.isSeries
+                  ? t("public.event.cal.googleNext")
+                  : t("public.event.cal.google")}
+              </a>
+            </li>
+            <li>
+              <a
+                class="button secondary outlook"
+                href={outlookCalendarUrl(entry)}
+                rel="noopener nofollow"
+              >
+                {shown.isSeries
+                  ? t("public.event.cal.outlookNext")
+                  : t("public.event.cal.outlook")}
+              </a>
+            </li>
+          </>
+        )}
+      </ul>
+      <p class="muted">{t("public.event.cal.note")}</p>
+    </section>
+  );
+}
+
+/** Where a remote event comes from, with a link to the original. */
+function Origin(props: { origin: EventOrigin; t: Translate }) {
+  const { origin, t } = props;
+  return (
+    <p class="origin">
+      {origin.actor
+        ? t("public.event.fromActor", {
+          host: origin.host,
+          actor: origin.actor,
+        })
+        : t("public.event.from", { host: origin.host })}
+      {origin.url && (
+        <>
+          {" · "}
+          <a class="original" href={origin.url} rel="noopener nofollow">
+            {t("public.event.seeOriginal")}
+          </a>
+        </>
+      )}
+    </p>
+  );
+}
+
+/** The host of a link, for the "join online" buttons. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** An event's page: an h-event with JSON-LD, OpenGraph and calendar links. */
 export function EventView(
   props: { site: SiteInfo; nonce: string; data: EventPage },
 ) {
   const { site, data } = props;
   const { t } = site;
-  const { event, place } = data;
+  const { event, place, origin } = data;
   const canonical = `${site.baseUrl}${eventPath(event.slug)}`;
+  const shown = shownDates(data, site.timezone);
   const image = event.media
     .map((m) => ({ item: m, url: publicMediaUrl(site.baseUrl, m) }))
     .find((m) => m.url !== null);
-  const end = endLabel(event.start_datetime, event.end_datetime, site, "full");
+  const end = endLabel(shown.start, shown.end, site, "full");
   const online = event.online_locations;
   const status = statusWords(event.status, t);
+  const repeats = shown.rule
+    ? repeatsInWords(shown.rule, shown.ruleStart, site, t)
+    : null;
   const summary = [
-    whenInWords(event.start_datetime, event.end_datetime, site),
+    repeats,
+    whenInWords(shown.start, shown.end, site),
     place?.name,
   ].filter(Boolean).join(" · ");
   const excerpt = plainText(event.description, 240);
-  const original = event.apUserApId && event.ap_id && isWebUrl(event.ap_id)
-    ? event.ap_id
-    : null;
+  const description = descriptionHtml(event.description);
+  const seriesPage = data.series?.is_visible ? data.series : null;
   return (
     <SitePage
       site={site}
@@ -290,6 +487,7 @@ export function EventView(
         }`}
       >
         <h1 class="p-name">{event.title}</h1>
+        {origin && <Origin origin={origin} t={t} />}
         {status.notice && (
           <p class={`status st-${event.status}`}>
             {status.notice}
@@ -308,20 +506,40 @@ export function EventView(
           </figure>
         )}
         <dl class="facts">
-          <dt>{t("public.event.when")}</dt>
+          {repeats && (
+            <>
+              <dt>{t("public.event.repeats")}</dt>
+              <dd class="repeats">
+                {repeats}
+                {seriesPage && (
+                  <>
+                    <br />
+                    <a class="series" href={eventPath(seriesPage.slug)}>
+                      {t("public.event.seriesLink")}
+                    </a>
+                  </>
+                )}
+              </dd>
+            </>
+          )}
+          <dt>
+            {shown.isSeries && shown.next
+              ? t("public.event.nextDate")
+              : t("public.event.when")}
+          </dt>
           <dd>
             <time
               class="dt-start"
-              datetime={isoInZone(event.start_datetime, site.timezone)}
+              datetime={isoInZone(shown.start, site.timezone)}
             >
-              {fullDateTime(event.start_datetime, site)}
+              {fullDateTime(shown.start, site)}
             </time>
-            {end !== null && event.end_datetime !== null && (
+            {end !== null && shown.end !== null && (
               <>
                 {" – "}
                 <time
                   class="dt-end"
-                  datetime={isoInZone(event.end_datetime, site.timezone)}
+                  datetime={isoInZone(shown.end, site.timezone)}
                 >
                   {end}
                 </time>
@@ -336,7 +554,7 @@ export function EventView(
             <>
               <dt>{t("public.event.where")}</dt>
               <dd>
-                <PlaceDetails place={place} link t={t} />
+                <PlaceDetails place={place} t={t} />
               </dd>
             </>
           )}
@@ -344,13 +562,18 @@ export function EventView(
             <>
               <dt>{t("public.event.online")}</dt>
               <dd>
-                <ul>
+                <ul class="online">
                   {online.map((url) => (
                     <li>
                       {isWebUrl(url)
                         ? (
-                          <a href={url} rel="noopener nofollow">
-                            {url}
+                          <a
+                            class="button join"
+                            href={url}
+                            rel="noopener nofollow"
+                          >
+                            {t("public.event.join")}{" "}
+                            <span class="host">{hostOf(url)}</span>
                           </a>
                         )
                         : url}
@@ -361,19 +584,18 @@ export function EventView(
             </>
           )}
         </dl>
-        <p class="actions">
-          <a
-            class="button"
-            href={`${eventPath(event.slug)}.ics`}
-            type="text/calendar"
-          >
-            {t("public.event.addToCalendar")}
-          </a>
-        </p>
-        {event.description && (
+        {event.status !== "EventCancelled" && (
+          <AddToCalendar
+            data={data}
+            site={site}
+            shown={shown}
+            canonical={canonical}
+          />
+        )}
+        {description && (
           <section aria-labelledby="about">
             <h2 id="about">{t("public.event.about")}</h2>
-            <div class="e-content description">{raw(event.description)}</div>
+            <div class="e-content description">{raw(description)}</div>
           </section>
         )}
         {data.tags.length > 0 && (
@@ -388,31 +610,28 @@ export function EventView(
             </ul>
           </section>
         )}
-        {data.occurrences.length > 0 && (
+        {shown.isSeries && (
           <section aria-labelledby="dates-title">
             <h2 id="dates-title">{t("public.event.nextDates")}</h2>
-            <ul>
-              {data.occurrences.map((o) => (
-                <li>
-                  <a href={eventPath(o.slug)}>
-                    {shortDateTime(o.start_datetime, site)}
-                  </a>
-                  <StatusBadge status={o.status} t={t} />
-                </li>
-              ))}
-            </ul>
+            {data.occurrences.length > 0
+              ? (
+                <ul class="dates">
+                  {data.occurrences.map((o) => (
+                    <li>
+                      <a href={eventPath(o.slug)}>
+                        {shortDateTime(o.start_datetime, site)}
+                      </a>
+                      <StatusBadge status={o.status} t={t} />
+                    </li>
+                  ))}
+                </ul>
+              )
+              : <p class="empty">{t("public.event.noNextDates")}</p>}
           </section>
         )}
         <p class="muted permalink">
           {t("public.event.link")}{" "}
           <a class="u-url" href={canonical}>{canonical}</a>
-          {original && (
-            <>
-              <br />
-              {t("public.event.original")}{" "}
-              <a href={original} rel="noopener nofollow">{original}</a>
-            </>
-          )}
         </p>
       </article>
     </SitePage>
@@ -425,21 +644,34 @@ function Listing(
     site: SiteInfo;
     listing: SplitListing;
     emptyText: string;
+    omit?: Omitted;
   },
 ) {
-  const { site, listing } = props;
+  const { site, listing, omit } = props;
   return (
     <>
       <section aria-labelledby="upcoming-title">
         <h2 id="upcoming-title">{site.t("public.upcoming")}</h2>
         {listing.events.length
-          ? <EventList events={listing.events} site={site} withDate />
+          ? (
+            <EventList
+              events={listing.events}
+              site={site}
+              withDate
+              omit={omit}
+            />
+          )
           : <p class="empty">{props.emptyText}</p>}
       </section>
       {listing.pastEvents.length > 0 && (
         <section aria-labelledby="past-title">
           <h2 id="past-title">{site.t("public.past")}</h2>
-          <EventList events={listing.pastEvents} site={site} withDate />
+          <EventList
+            events={listing.pastEvents}
+            site={site}
+            withDate
+            omit={omit}
+          />
         </section>
       )}
     </>
@@ -498,19 +730,70 @@ export function TagView(props: ListingProps & { tag: string }) {
       }}
     >
       <h1>{t("public.tag.heading", { tag })}</h1>
+      <p class="muted count">{upcomingCount(t, props.listing)}</p>
       <Listing
         site={site}
         listing={props.listing}
         emptyText={t("public.tag.empty")}
+        omit={{ tag: normalizeTag(tag) }}
       />
     </SitePage>
   );
+}
+
+const POSTAL_CLASSES = [
+  ["streetAddress", "p-street-address"],
+  ["postalCode", "p-postal-code"],
+  ["addressLocality", "p-locality"],
+  ["addressRegion", "p-region"],
+  ["addressCountry", "p-country-name"],
+] as const;
+
+/**
+ * A place's address as an h-adr: its parts when the place has a postal
+ * address (received over federation), else its one-line address.
+ */
+function PlaceAddress(props: { place: PlaceRow }) {
+  const { place } = props;
+  const stored = place.postal_address;
+  const parts = stored && typeof stored === "object" && !Array.isArray(stored)
+    ? POSTAL_CLASSES.map(([field, cls]) => {
+      const value = (stored as Record<string, unknown>)[field];
+      return typeof value === "string" && value.trim()
+        ? { cls, value: value.trim() }
+        : null;
+    }).filter((p) => p !== null)
+    : [];
+  if (parts.length === 0 && !place.address) return null;
+  return (
+    <p class="p-adr h-adr address">
+      {parts.length > 0
+        ? parts.map((p, i) => (
+          <>
+            {i > 0 && ", "}
+            <span class={p.cls}>{p.value}</span>
+          </>
+        ))
+        : <span class="p-street-address">{place.address}</span>}
+    </p>
+  );
+}
+
+/** A coordinate in the page's number format (up to 5 decimals, about a metre). */
+function coordinateText(value: number, locale: string): string {
+  try {
+    return new Intl.NumberFormat(locale, { maximumFractionDigits: 5 })
+      .format(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** The page of a place: where it is, and its events. */
 export function PlaceView(props: ListingProps & { place: PlaceRow }) {
   const { site, place } = props;
   const { t } = site;
+  const canonical = `${site.baseUrl}${placePath(place.id)}`;
   return (
     <SitePage
       site={site}
@@ -525,7 +808,8 @@ export function PlaceView(props: ListingProps & { place: PlaceRow }) {
             site: site.title,
           }),
         ].filter(Boolean).join(". "),
-        canonical: `${site.baseUrl}${placePath(place.id)}`,
+        canonical,
+        jsonLd: placeJsonLd(place, canonical),
         feeds: {
           path: `/place/${place.id}`,
           label: t("public.feed.place", { place: place.name }),
@@ -533,12 +817,28 @@ export function PlaceView(props: ListingProps & { place: PlaceRow }) {
         },
       }}
     >
-      <h1>{place.name}</h1>
-      <PlaceDetails place={place} link={false} t={t} />
+      <div class="h-card place-card">
+        <h1 class="p-name">{place.name}</h1>
+        <PlaceAddress place={place} />
+        {place.latitude !== null && place.longitude !== null && (
+          <p class="p-geo h-geo muted">
+            {t("public.event.coordinates", {
+              lat: coordinateText(place.latitude, site.locale),
+              lon: coordinateText(place.longitude, site.locale),
+            })}
+            <data class="p-latitude" value={String(place.latitude)}></data>
+            <data class="p-longitude" value={String(place.longitude)}></data>
+          </p>
+        )}
+        <PlaceLinks place={place} t={t} />
+        <data class="u-url" value={canonical}></data>
+      </div>
+      <p class="muted count">{upcomingCount(t, props.listing)}</p>
       <Listing
         site={site}
         listing={props.listing}
         emptyText={t("public.place.empty")}
+        omit={{ placeId: place.id }}
       />
     </SitePage>
   );

@@ -192,6 +192,26 @@ footer.site { border-top: 1px solid var(--line); color: var(--muted); font-size:
 footer.site h2 { font-size: 1rem; color: var(--fg); margin: 1rem 0 0.4rem; }
 .feeds { list-style: none; padding: 0; margin: 0.5rem 0; display: flex; flex-wrap: wrap; gap: 0.3rem 1.1rem; }
 .permalink { overflow-wrap: anywhere; }
+/* The event page: series, calendar links, joining online, origin; the place page. */
+ul.actions { list-style: none; padding: 0; }
+.add h2 { margin-bottom: 0.25rem; }
+.add .actions { margin: 0.6rem 0; }
+.add p.muted { margin: 0; }
+.facts ul.online, .facts ul.place-links, ul.place-links { list-style: none; padding: 0; }
+.facts ul.online { display: flex; flex-wrap: wrap; gap: 0.5rem; }
+.button.join { padding: 0.45rem 0.9rem; max-width: 100%; overflow-wrap: anywhere; }
+.button.join .host { font-weight: 400; opacity: 0.9; }
+ul.place-links { display: flex; flex-wrap: wrap; gap: 0.2rem 1.1rem; margin: 0.35rem 0 0; }
+ul.place-links li { display: inline-flex; align-items: center; gap: 0.3rem; }
+.pin { color: var(--danger); flex: none; }
+.origin { border-left: 4px solid var(--line); padding: 0.2rem 0 0.2rem 0.75rem; color: var(--muted);
+  overflow-wrap: anywhere; }
+.dates { padding-left: 1.1rem; }
+.dates li { margin: 0.2rem 0; }
+.place-card h1 { margin-bottom: 0.4rem; }
+.place-card p { margin: 0.2rem 0; }
+.place-card .address { font-size: 1.05rem; }
+.count { margin: 0.75rem 0 0; }
 `;
 
 /** A complete public page; `nonce` must match the response's CSP `style-src`. */

@@ -2,7 +2,10 @@
 import { publicMediaUrl } from "../../lib/media/public.ts";
 import type { PlaceRow } from "../../lib/events/serialize.ts";
 import { isoInZone, plainText } from "../../lib/pages/format.ts";
-import type { EventPage } from "../../lib/pages/load.ts";
+import { isWebUrl } from "../../lib/pages/links.ts";
+import type { EventPage, Occurrence } from "../../lib/pages/load.ts";
+import { scheduleJsonLd, seriesRule } from "../../lib/pages/repeats.ts";
+import type { RulePlan } from "../../lib/feeds/series.ts";
 import type { SiteInfo } from "./site.tsx";
 
 /** The public page of an event. */
@@ -25,17 +28,8 @@ export function collectionPath(name: string): string {
   return `/collection/${encodeURIComponent(name)}`;
 }
 
-/** Only http(s) URLs become links; anything else (javascript:, data:) is shown as text. */
-export function isWebUrl(url: string): boolean {
-  return /^https?:\/\/[^\s]+$/i.test(url);
-}
-
-/** The OpenStreetMap page centred on a place, or null without coordinates. */
-export function mapUrl(place: PlaceRow): string | null {
-  if (place.latitude === null || place.longitude === null) return null;
-  const lat = place.latitude, lon = place.longitude;
-  return `https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=17/${lat}/${lon}`;
-}
+export { isWebUrl, mapUrl } from "../../lib/pages/links.ts";
+import { mapUrl } from "../../lib/pages/links.ts";
 
 const POSTAL_FIELDS = [
   "streetAddress",
@@ -59,7 +53,7 @@ function postalAddress(place: PlaceRow) {
 }
 
 /** The place as a schema.org Place with its PostalAddress and coordinates. */
-function schemaPlace(place: PlaceRow) {
+export function schemaPlace(place: PlaceRow) {
   return {
     "@type": "Place",
     name: place.name,
@@ -76,19 +70,75 @@ function schemaPlace(place: PlaceRow) {
   };
 }
 
-/** A schema.org Event (https://schema.org/Event) for the event page's JSON-LD block. */
+/**
+ * What an event page shows as its dates and rule: a series' page is about
+ * its next date (the first upcoming one not cancelled; its own first date
+ * when none is left) and its rule; an occurrence's carries its series' rule.
+ */
+export interface Shown {
+  start: number;
+  end: number | null;
+  /** For a series: the date shown (null when none is to come). */
+  next: Occurrence | null;
+  /** The rule of the series (the event's own, or its series'), or null. */
+  rule: RulePlan | null;
+  /** Where the rule starts: the series' first start. */
+  ruleStart: number;
+  ruleEnd: number | null;
+  isSeries: boolean;
+}
+
+export function shownDates(page: EventPage, timezone: string): Shown {
+  const { event, series } = page;
+  const isSeries = event.recurrent !== null && event.parentId === null;
+  if (isSeries) {
+    const next = page.occurrences.find((o) => o.status !== "EventCancelled") ??
+      null;
+    return {
+      start: next?.start_datetime ?? event.start_datetime,
+      end: next ? next.end_datetime : event.end_datetime,
+      next,
+      rule: seriesRule(event.recurrent, event.start_datetime, timezone),
+      ruleStart: event.start_datetime,
+      ruleEnd: event.end_datetime,
+      isSeries,
+    };
+  }
+  return {
+    start: event.start_datetime,
+    end: event.end_datetime,
+    next: null,
+    rule: series
+      ? seriesRule(series.recurrent, series.start_datetime, timezone)
+      : null,
+    ruleStart: series?.start_datetime ?? event.start_datetime,
+    ruleEnd: series?.end_datetime ?? null,
+    isSeries,
+  };
+}
+
+/**
+ * A schema.org Event (https://schema.org/Event) for the event page's JSON-LD
+ * block: a series carries its `eventSchedule`, an occurrence its series as
+ * `superEvent`; a remote event's organiser is its actor, with the original
+ * page as `sameAs`.
+ */
 export function eventJsonLd(
   page: EventPage,
   site: SiteInfo,
   canonical: string,
 ) {
-  const { event, place } = page;
+  const { event, place, origin } = page;
+  const shown = shownDates(page, site.timezone);
   const online = event.online_locations.filter(isWebUrl);
+  const movedOnline = event.status === "EventMovedOnline" && online.length > 0;
   const locations: unknown[] = [
-    ...(place ? [schemaPlace(place)] : []),
+    ...(place && !movedOnline ? [schemaPlace(place)] : []),
     ...online.map((url) => ({ "@type": "VirtualLocation", url })),
   ];
-  const mode = place && online.length
+  const mode = movedOnline
+    ? "OnlineEventAttendanceMode"
+    : place && online.length
     ? "MixedEventAttendanceMode"
     : online.length
     ? "OnlineEventAttendanceMode"
@@ -99,14 +149,23 @@ export function eventJsonLd(
     ): u is string => u !== null,
   );
   const description = plainText(event.description, 5000);
+  const schedule = shown.rule
+    ? scheduleJsonLd(
+      shown.rule,
+      shown.ruleStart,
+      shown.ruleEnd,
+      site.timezone,
+    )
+    : null;
+  const series = page.series;
   return {
     "@context": "https://schema.org",
     "@type": "Event",
     name: event.title,
     url: canonical,
-    startDate: isoInZone(event.start_datetime, site.timezone),
-    ...(event.end_datetime !== null
-      ? { endDate: isoInZone(event.end_datetime, site.timezone) }
+    startDate: isoInZone(shown.start, site.timezone),
+    ...(shown.end !== null
+      ? { endDate: isoInZone(shown.end, site.timezone) }
       : {}),
     eventStatus: `https://schema.org/${event.status}`,
     eventAttendanceMode: `https://schema.org/${mode}`,
@@ -118,10 +177,40 @@ export function eventJsonLd(
     ...(images.length ? { image: images } : {}),
     ...(description ? { description } : {}),
     ...(page.tags.length ? { keywords: page.tags.join(", ") } : {}),
-    organizer: {
-      "@type": "Organization",
-      name: site.title,
-      url: `${site.baseUrl}/`,
-    },
+    ...(shown.isSeries && schedule ? { eventSchedule: schedule } : {}),
+    ...(series && series.is_visible
+      ? {
+        superEvent: {
+          "@type": "Event",
+          name: series.title,
+          url: `${site.baseUrl}${eventPath(series.slug)}`,
+          ...(schedule ? { eventSchedule: schedule } : {}),
+        },
+      }
+      : {}),
+    ...(origin?.url ? { sameAs: origin.url } : {}),
+    organizer: origin
+      ? {
+        "@type": "Organization",
+        name: origin.actor ?? origin.host,
+        url: event.apUserApId,
+      }
+      : {
+        "@type": "Organization",
+        name: site.title,
+        url: `${site.baseUrl}/`,
+      },
+  };
+}
+
+/** A schema.org Place for a place's page. */
+export function placeJsonLd(place: PlaceRow, canonical: string) {
+  return {
+    "@context": "https://schema.org",
+    ...schemaPlace(place),
+    url: canonical,
+    ...(place.latitude !== null && place.longitude !== null
+      ? { hasMap: mapUrl(place) }
+      : {}),
   };
 }
