@@ -11,6 +11,7 @@ import * as adminUsers from "./i18n/admin-users.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as publicPages from "./i18n/public.ts";
+import * as publicEmbed from "./i18n/public-embed.ts";
 import * as session from "./i18n/session.ts";
 import * as sources from "./i18n/sources.ts";
 
@@ -23,6 +24,7 @@ const EN = {
   ...adminUsers.en,
   ...adminFederation.en,
   ...publicPages.en,
+  ...publicEmbed.en,
   ...sources.en,
 } as const;
 
@@ -36,13 +38,23 @@ const IT: Record<MessageKey, string> = {
   ...adminUsers.it,
   ...adminFederation.it,
   ...publicPages.it,
+  ...publicEmbed.it,
   ...sources.it,
 };
 
 // Complete for the public pages only (PUBLIC_LANGUAGES).
-const FR: Partial<Record<MessageKey, string>> = { ...publicPages.fr };
-const ES: Partial<Record<MessageKey, string>> = { ...publicPages.es };
-const DE: Partial<Record<MessageKey, string>> = { ...publicPages.de };
+const FR: Partial<Record<MessageKey, string>> = {
+  ...publicPages.fr,
+  ...publicEmbed.fr,
+};
+const ES: Partial<Record<MessageKey, string>> = {
+  ...publicPages.es,
+  ...publicEmbed.es,
+};
+const DE: Partial<Record<MessageKey, string>> = {
+  ...publicPages.de,
+  ...publicEmbed.de,
+};
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {
   en: EN,
