@@ -232,7 +232,7 @@ export function EmbedNewView(
       <textarea
         id={id}
         readonly
-        rows={text.split("\n").length + 1}
+        rows={6}
         spellcheck={false}
         aria-labelledby={`${id}-title`}
         aria-describedby={`${id}-hint`}
