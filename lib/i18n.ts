@@ -11,6 +11,7 @@ import * as adminUsers from "./i18n/admin-users.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as publicPages from "./i18n/public.ts";
+import * as publicEmbed from "./i18n/public-embed.ts";
 import * as publicEvent from "./i18n/public-event.ts";
 import * as session from "./i18n/session.ts";
 import * as sources from "./i18n/sources.ts";
@@ -25,6 +26,7 @@ const EN = {
   ...adminFederation.en,
   ...publicPages.en,
   ...publicEvent.en,
+  ...publicEmbed.en,
   ...sources.en,
 } as const;
 
@@ -39,6 +41,7 @@ const IT: Record<MessageKey, string> = {
   ...adminFederation.it,
   ...publicPages.it,
   ...publicEvent.it,
+  ...publicEmbed.it,
   ...sources.it,
 };
 
@@ -46,14 +49,17 @@ const IT: Record<MessageKey, string> = {
 const FR: Partial<Record<MessageKey, string>> = {
   ...publicPages.fr,
   ...publicEvent.fr,
+  ...publicEmbed.fr,
 };
 const ES: Partial<Record<MessageKey, string>> = {
   ...publicPages.es,
   ...publicEvent.es,
+  ...publicEmbed.es,
 };
 const DE: Partial<Record<MessageKey, string>> = {
   ...publicPages.de,
   ...publicEvent.de,
+  ...publicEmbed.de,
 };
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {

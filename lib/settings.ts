@@ -37,6 +37,30 @@ export const settingsSchema = z.strictObject({
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingKey = keyof Settings;
 
+/** What anyone may know of the instance (GET /api/instance). */
+export interface PublicInstance {
+  title: string;
+  description: string;
+  /** The public origin. */
+  url: string;
+  timezone: string;
+  locale: string;
+}
+
+/** The public facts of the instance at `baseUrl`. */
+export function publicInstance(
+  settings: Settings,
+  baseUrl: string,
+): PublicInstance {
+  return {
+    title: settings.instance_title,
+    description: settings.instance_description,
+    url: baseUrl,
+    timezone: settings.instance_timezone,
+    locale: settings.instance_locale,
+  };
+}
+
 /** Defaults for keys never written. */
 export const DEFAULT_SETTINGS: Settings = {
   instance_title: "Quando",

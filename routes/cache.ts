@@ -8,6 +8,10 @@
  * expires, after PUBLIC_CACHE_MS at most.
  */
 import type { MiddlewareHandler } from "hono";
+import {
+  canonicalEmbedQuery,
+  parseEmbedOptions,
+} from "../lib/embed/options.ts";
 import { notModified } from "../lib/feeds/conditional.ts";
 import { PUBLIC_LANGUAGES } from "../lib/i18n.ts";
 import type { CachedAnswer, ResponseCache } from "../lib/response-cache.ts";
@@ -16,6 +20,7 @@ import { languageAsked } from "./language.ts";
 
 /** Paths whose anonymous answers are the same for every reader. */
 const CACHEABLE = [
+  /^\/api\/instance$/,
   /^\/api\/events$/,
   /^\/api\/events\/tag\/[^/]+$/,
   /^\/api\/events\/(?!mine$)[^/]+$/,
@@ -28,10 +33,11 @@ const CACHEABLE = [
  * language, so their key carries the language the request asks for.
  */
 const PAGES =
-  /^\/$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$/;
+  /^\/$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$|^\/embed\/new$/;
 
 /** The GET paths the cache middleware is mounted on (routes/mod.ts). */
 export const CACHED_ROUTES = [
+  "/api/instance",
   "/api/events",
   "/api/events/*",
   "/api/collections/*",
@@ -41,6 +47,8 @@ export const CACHED_ROUTES = [
   "/tag/*",
   "/place/*",
   "/collection/*",
+  "/embed",
+  "/embed/new",
 ];
 
 /**
@@ -65,6 +73,22 @@ function isCacheablePath(path: string): boolean {
  */
 function pageVariant(request: Request): string {
   return languageAsked(request, PUBLIC_LANGUAGES).requested ?? "";
+}
+
+/**
+ * The key of an embedded list (`/embed`, framed by other sites: each of
+ * their visitors asks for it): its options in one canonical order, so the
+ * same list asked with its tags in another order or case is one entry;
+ * null for options that are not valid (a 400, never kept).
+ */
+function embedKey(target: string): string | null {
+  const query = target.indexOf("?");
+  const parsed = parseEmbedOptions(
+    new URLSearchParams(query === -1 ? "" : target.slice(query + 1)),
+  );
+  return parsed.ok
+    ? `/embed?${canonicalEmbedQuery(parsed.options, false)}`
+    : null;
 }
 
 /** Bodies kept as text: JSON, XML, iCalendar and other text types. */
@@ -168,6 +192,10 @@ export function publicReadCache(
       .replace(/\s+/g, "");
     if (accept.length > MAX_KEY_ACCEPT) return null;
     const path = pathOf(target);
+    if (path === "/embed") {
+      const key = embedKey(target);
+      return key === null ? null : `${key}\n${pageVariant(request)}`;
+    }
     if (PAGES.test(path)) {
       return `${target}\n${accept}\n${pageVariant(request)}`;
     }

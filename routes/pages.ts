@@ -17,6 +17,7 @@ import {
   loadTagPage,
 } from "../lib/pages/load.ts";
 import { getSettings } from "../lib/settings.ts";
+import { embedRoutes } from "./embed.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { createPublicKit } from "./public/kit.ts";
 import {
@@ -32,6 +33,7 @@ export function pageRoutes(deps: RouteDeps) {
   const app = new Hono<AppEnv>();
   const { db } = deps.database;
   const { siteOf, send, errorPage, notFoundPage } = createPublicKit(deps);
+  app.route("/", embedRoutes(deps));
 
   app.get("/", async (c) => {
     const settings = await getSettings(db);

@@ -11,12 +11,17 @@
  *   referrer rule and Cross-Origin-Resource-Policy (images are embedded by
  *   other sites on purpose).
  * - HTML pages: all of that and the browser isolation switches.
+ * An answer whose own policy lets any site frame it (`frame-ancestors *`: the
+ * `/embed` list, made for other sites' pages) goes without X-Frame-Options.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env.ts";
 
 /** The policy of answers that are data, not pages. */
 export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+/** A policy that lets any site frame the answer. */
+const FRAMEABLE = /(^|;)\s*frame-ancestors \*\s*(;|$)/;
 
 /** For every answer. */
 const EVERY_ANSWER: readonly [string, string][] = [
@@ -69,6 +74,9 @@ export function securityHeaders(
     const type = headers.get("content-type") ?? "";
     if (!JSON_TYPE.test(type)) {
       for (const [name, value] of NOT_JSON) headers.set(name, value);
+      if (FRAMEABLE.test(headers.get("content-security-policy") ?? "")) {
+        headers.delete("X-Frame-Options");
+      }
     }
     if (type.startsWith("text/html")) {
       for (const [name, value] of PAGE_ONLY) headers.set(name, value);

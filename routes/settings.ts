@@ -1,7 +1,8 @@
-/** GET/PUT /api/settings (admin). */
+/** GET/PUT /api/settings (admin); GET /api/instance (public). */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   getSettings,
+  publicInstance,
   settingsSchema,
   updateSettings,
 } from "../lib/settings.ts";
@@ -54,10 +55,42 @@ const putRoute = createRoute({
   },
 });
 
+const InstanceSchema = z.object({
+  title: z.string(),
+  description: z.string(),
+  url: z.string().openapi({ description: "The public origin" }),
+  timezone: z.string().openapi({
+    description: "IANA time zone the instance's events are shown in",
+    example: "Europe/Rome",
+  }),
+  locale: z.string().openapi({ description: "BCP 47", example: "it" }),
+}).openapi("Instance");
+
+const instanceRoute = createRoute({
+  method: "get",
+  path: "/api/instance",
+  tags: ["settings"],
+  summary: "What anyone may know of the instance",
+  description:
+    "Its title, description, public origin, time zone and locale: what an embedded list or " +
+    "another client needs to show the instance's events as its pages do.",
+  responses: {
+    200: {
+      description: "The instance",
+      content: { "application/json": { schema: InstanceSchema } },
+    },
+  },
+});
+
 export function settingsRoutes(deps: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const { db } = deps.database;
   const admin = [requireAuth(deps), requireRole("admin")];
+  app.openapi(
+    instanceRoute,
+    async (c) =>
+      c.json(publicInstance(await getSettings(db), deps.config.baseUrl), 200),
+  );
   app.openapi(
     { ...getRoute, middleware: admin },
     async (c) => c.json(await getSettings(db), 200),

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import * as publicPages from "../lib/i18n/public.ts";
 import * as publicEvent from "../lib/i18n/public-event.ts";
+import * as publicEmbed from "../lib/i18n/public-embed.ts";
 import { upsertRemoteEvent } from "../lib/events/write.ts";
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema.ts";
@@ -108,6 +109,7 @@ function englishFor(lang: string): string[] {
     const english of [
       ...Object.values(publicPages.en),
       ...Object.values(publicEvent.en),
+      ...Object.values(publicEmbed.en),
     ]
   ) {
     for (const part of english.split(/\{\w+\}/)) {
@@ -753,6 +755,70 @@ Deno.test("the signed-in interface offers English and Italian only: other langua
       (await get(ctx, "/", { cookie, "accept-language": "fr" })).h1,
       "Prossimi eventi",
     );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("the embedded list (/embed) and the snippets page (/embed/new) are in one language, dates included", async () => {
+  const { ctx } = await world();
+  try {
+    for (const lang of PUBLIC_LANGUAGES) {
+      const t = translator(lang);
+      const when = new Intl.DateTimeFormat(lang, {
+        weekday: "short",
+        day: "numeric",
+        month: "short",
+        year: "numeric",
+        hour: "numeric",
+        minute: "2-digit",
+        timeZone: TZ,
+      }).format(new Date(START * 1000));
+      // By the list's own `lang`, and by the visitor's language.
+      for (
+        const [query, headers] of [
+          [`?lang=${lang}`, {}],
+          ["", { "accept-language": lang }],
+        ] as const
+      ) {
+        const embed = await get(ctx, `/embed${query}`, headers);
+        assert.equal(embed.res.status, 200);
+        assert.equal(embed.lang, lang);
+        assert.equal(embed.h1, t("public.embed.heading"));
+        assert.ok(embed.words.includes(when), `${lang}: ${when}`);
+        assert.ok(
+          embed.words.includes(t("public.status.EventCancelled.badge")),
+        );
+        assert.ok(
+          embed.words.includes(
+            t("public.embed.more", { site: "Quando Bologna" }),
+          ),
+        );
+        assertOneLanguage(embed, lang, `/embed${query}`);
+      }
+      const page = await get(ctx, `/embed/new?lang=${lang}`);
+      assert.equal(page.res.status, 200);
+      assert.equal(page.lang, lang);
+      assert.equal(page.h1, t("public.embed.new.title"));
+      for (
+        const key of [
+          "public.embed.new.tags",
+          "public.embed.new.places",
+          "public.embed.new.theme.auto",
+          "public.embed.new.lang.visitor",
+          "public.embed.new.element",
+          "public.embed.new.iframe",
+          "public.embed.new.copy",
+        ] as const
+      ) {
+        assert.ok(page.words.includes(t(key)), `${lang}: ${t(key)}`);
+      }
+      assertOneLanguage(page, lang, "/embed/new");
+      const bad = await get(ctx, `/embed?max=0&lang=${lang}`);
+      assert.equal(bad.res.status, 400);
+      assert.equal(bad.h1, t("public.embed.bad.title"));
+      assertOneLanguage(bad, lang, "/embed's 400 page");
+    }
   } finally {
     ctx.close();
   }

@@ -115,16 +115,19 @@ export function timeOfDay(unix: number, locality: Locality): string {
   return formatter(locality, { timeStyle: "short" }).format(dateOf(unix));
 }
 
+/** The fields of shortDateTime (the embed script formats with the same). */
+export const SHORT_DATE_TIME: Readonly<Intl.DateTimeFormatOptions> = {
+  weekday: "short",
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+};
+
 /** A short date and time for lists that span days: "Sat, Jun 6, 2026, 7:00 PM". */
 export function shortDateTime(unix: number, locality: Locality): string {
-  return formatter(locality, {
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    year: "numeric",
-    hour: "numeric",
-    minute: "2-digit",
-  }).format(dateOf(unix));
+  return formatter(locality, SHORT_DATE_TIME).format(dateOf(unix));
 }
 
 /** True when both moments fall on the same calendar day in the time zone. */

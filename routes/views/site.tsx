@@ -50,6 +50,8 @@ export interface PageMeta {
   noindex?: boolean;
   /** The section of the navigation this page is (marked as the current one). */
   section?: PageSection;
+  /** CSS of this page only, after the shared stylesheet. */
+  style?: string;
 }
 
 /** The sections of the public navigation. */
@@ -299,7 +301,7 @@ export function SitePage(
               {raw(jsonForScript(meta.jsonLd))}
             </script>
           )}
-          <style nonce={props.nonce}>{raw(STYLE)}</style>
+          <style nonce={props.nonce}>{raw(STYLE + (meta.style ?? ""))}</style>
         </head>
         <body>
           <a class="skip" href="#main">{t("public.skip")}</a>
@@ -371,6 +373,9 @@ export function SitePage(
                 </li>
               </ul>
               <p>{t("public.zoneNote", { zone: site.timezone })}</p>
+              <p>
+                <a href="/embed/new">{t("public.embed.footerLink")}</a>
+              </p>
             </div>
           </footer>
         </body>
