@@ -19,6 +19,7 @@ import {
 import { getSettings } from "../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { createPublicKit } from "./public/kit.ts";
+import { searchRoutes } from "./public/search.ts";
 import {
   CollectionView,
   EventView,
@@ -32,6 +33,7 @@ export function pageRoutes(deps: RouteDeps) {
   const app = new Hono<AppEnv>();
   const { db } = deps.database;
   const { siteOf, send, errorPage, notFoundPage } = createPublicKit(deps);
+  app.route("/", searchRoutes(deps));
 
   app.get("/", async (c) => {
     const settings = await getSettings(db);

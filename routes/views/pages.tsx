@@ -123,7 +123,7 @@ function EventItem(
   );
 }
 
-function EventList(
+export function EventList(
   props: { events: EventSummary[]; site: SiteInfo; withDate: boolean },
 ) {
   return (
@@ -453,7 +453,7 @@ interface ListingProps {
 }
 
 /** The feeds of the whole instance, in the page's language. */
-function allEvents(t: Translate): FeedScope {
+export function allEvents(t: Translate): FeedScope {
   return {
     path: "",
     label: t("public.feed.all"),
