@@ -51,23 +51,33 @@ export function listableConditions(showRecurrent: boolean): SQL[] {
   return conditions;
 }
 
-/** Events carrying any of the tag ids (through the event_tags index). */
-export function withAnyTag(tagIds: SQL | number[]): SQL {
+/**
+ * Events carrying any of the tag ids (through the event_tags index); with
+ * `since`, only those not over by then (event_tags_tag_last_idx), so that a
+ * tag's past does not weigh on a listing of what is to come.
+ */
+export function withAnyTag(tagIds: SQL | number[], since?: number): SQL {
+  const tagged = Array.isArray(tagIds)
+    ? inArray(eventTags.tagId, tagIds)
+    : tagIds;
   return inArray(
     events.id,
     sql`(select ${eventTags.eventId} from ${eventTags} where ${
-      Array.isArray(tagIds) ? inArray(eventTags.tagId, tagIds) : tagIds
+      since === undefined
+        ? tagged
+        : and(tagged, sql`${eventTags.last_moment} >= ${since}`)
     })`,
   );
 }
 
-/** Events carrying any of the tags, matched through normalizedTag. */
-export function withAnyTagName(names: string[]): SQL {
+/** Events carrying any of the tags, matched through normalizedTag (`since`: as withAnyTag). */
+export function withAnyTagName(names: string[], since?: number): SQL {
   const keys = [...new Set(names.map(normalizeTag))];
   return withAnyTag(
     sql`${eventTags.tagId} in (select ${tags.id} from ${tags} where ${
       inArray(tags.normalizedTag, keys)
     })`,
+    since,
   );
 }
 
@@ -321,14 +331,18 @@ export type SearchNarrowing = Pick<
  * The conditions on an event row of a search's end, tags, places, words
  * and online / in person (none for an empty narrowing). Words without a
  * letter or digit match nothing. Throws a 400 when the words are beyond the
- * search's limits (lib/search.ts).
+ * search's limits (lib/search.ts). `since`: the caller lists only events not
+ * over by then (the tags' lists are read from then on).
  */
-export function narrowingConditions(q: SearchNarrowing): SQL[] {
+export function narrowingConditions(
+  q: SearchNarrowing,
+  since?: number,
+): SQL[] {
   const conditions: SQL[] = [];
   if (q.end !== undefined) {
     conditions.push(sql`${events.start_datetime} <= ${q.end}`);
   }
-  if (q.tags?.length) conditions.push(withAnyTagName(q.tags));
+  if (q.tags?.length) conditions.push(withAnyTagName(q.tags, since));
   if (q.places?.length) conditions.push(inArray(events.placeId, q.places));
   if (q.online === true) {
     conditions.push(
@@ -353,8 +367,11 @@ function narrows(q: SearchNarrowing): boolean {
 
 /**
  * Listable events still running at `start` or starting later that match the
- * narrowing, ascending by start then id: rows `offset` to `offset + take`
- * (one statement).
+ * narrowing, ascending by start then id: rows `offset` to `offset + take`.
+ * One statement: the ids are picked first, walking the index ranges of
+ * runningFrom with nothing but the id, and only the picked rows are read
+ * whole (with their place and tags), so a page costs its depth in index
+ * entries, never in summaries.
  */
 export function searchRowsQuery(
   db: Db,
@@ -364,19 +381,25 @@ export function searchRowsQuery(
 ): BatchRead<EventSummary[]> {
   const conditions = [
     ...listableConditions(q.showRecurrent),
-    ...narrowingConditions(q),
+    ...narrowingConditions(q, q.start),
   ];
   const [ongoing, starting] = runningFrom(
-    () => selectSummaries(db),
+    () => db.select({ id: events.id }).from(events).$dynamic(),
     momentOf(q.start),
     conditions,
     offset + take,
   );
+  // Everything running started before anything starting from `start`: the
+  // two parts in turn are in order, and so is the whole by start then id.
+  const picked =
+    sql`select "id" from (select * from ${ongoing} union all select * from ${starting}) limit ${take} offset ${offset}`;
   return {
-    statements: [unionOf([ongoing, starting] as unknown as BatchItem[])],
+    statements: [
+      selectSummaries(db).where(sql`${events.id} in (${picked})`)
+        .orderBy(asc(events.start_datetime), asc(events.id)),
+    ],
     read(results) {
-      const [a, b] = results[0] as SummaryRow[][];
-      return [...a, ...b].slice(offset, offset + take).map(summaryOf);
+      return (results[0] as SummaryRow[]).map(summaryOf);
     },
   };
 }
@@ -394,7 +417,7 @@ export function searchCountQuery(
   const hits = db.select({ one: sql<number>`1`.as("one") }).from(events)
     .where(and(
       ...listableConditions(q.showRecurrent),
-      ...narrowingConditions(q),
+      ...narrowingConditions(q, q.start),
       sql`${lastMoment} >= ${q.start}`,
     )).limit(cap + 1).as("hits");
   return {

@@ -26,8 +26,11 @@ import { PUBLIC_LANGUAGES } from "../i18n.ts";
 
 /** Results per page. */
 export const SEARCH_PAGE_SIZE = 20;
-/** The deepest page (page * size stays within the API's search depth). */
-export const SEARCH_MAX_PAGE = 500;
+/**
+ * The deepest page: as deep as the count goes (SEARCH_COUNT_CAP). Further
+ * than a thousand results a visitor narrows the search rather than pages.
+ */
+export const SEARCH_MAX_PAGE = 50;
 /** Results are counted up to this many; beyond, the page says "more than". */
 export const SEARCH_COUNT_CAP = 1000;
 /** How many tags and places the form offers (besides those chosen). */
@@ -239,12 +242,12 @@ export async function loadSearchChoices(
 
 /**
  * The search page's parameters besides the filter's, in their canonical
- * order and form: `page` from 2 to SEARCH_MAX_PAGE (page 1 goes without),
+ * order and form: `page` from 2 to SEARCH_MAX_PAGE (50) (page 1 goes without),
  * then `lang` (a language of the public pages).
  */
 export const SEARCH_EXTRA_PARAMS: readonly { name: string; pattern: RegExp }[] =
   [
-    { name: "page", pattern: /^(?:[2-9]|[1-9]\d|[1-4]\d\d|500)$/ },
+    { name: "page", pattern: /^(?:[2-9]|[1-4]\d|50)$/ },
     {
       name: "lang",
       pattern: new RegExp(`^(?:${PUBLIC_LANGUAGES.join("|")})$`),
