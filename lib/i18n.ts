@@ -13,6 +13,7 @@ import * as moderation from "./i18n/moderation.ts";
 import * as publicPages from "./i18n/public.ts";
 import * as publicEmbed from "./i18n/public-embed.ts";
 import * as publicEvent from "./i18n/public-event.ts";
+import * as publicSearch from "./i18n/public-search.ts";
 import * as session from "./i18n/session.ts";
 import * as sources from "./i18n/sources.ts";
 
@@ -27,6 +28,7 @@ const EN = {
   ...publicPages.en,
   ...publicEvent.en,
   ...publicEmbed.en,
+  ...publicSearch.en,
   ...sources.en,
 } as const;
 
@@ -42,6 +44,7 @@ const IT: Record<MessageKey, string> = {
   ...publicPages.it,
   ...publicEvent.it,
   ...publicEmbed.it,
+  ...publicSearch.it,
   ...sources.it,
 };
 
@@ -50,16 +53,19 @@ const FR: Partial<Record<MessageKey, string>> = {
   ...publicPages.fr,
   ...publicEvent.fr,
   ...publicEmbed.fr,
+  ...publicSearch.fr,
 };
 const ES: Partial<Record<MessageKey, string>> = {
   ...publicPages.es,
   ...publicEvent.es,
   ...publicEmbed.es,
+  ...publicSearch.es,
 };
 const DE: Partial<Record<MessageKey, string>> = {
   ...publicPages.de,
   ...publicEvent.de,
   ...publicEmbed.de,
+  ...publicSearch.de,
 };
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {

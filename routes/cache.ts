@@ -13,6 +13,8 @@ import {
   parseEmbedOptions,
 } from "../lib/embed/options.ts";
 import { notModified } from "../lib/feeds/conditional.ts";
+import { canonicalFilterQuery } from "../lib/events/filter.ts";
+import { SEARCH_EXTRA_PARAMS } from "../lib/pages/search.ts";
 import { PUBLIC_LANGUAGES } from "../lib/i18n.ts";
 import type { CachedAnswer, ResponseCache } from "../lib/response-cache.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
@@ -33,7 +35,44 @@ const CACHEABLE = [
  * language, so their key carries the language the request asks for.
  */
 const PAGES =
-  /^\/$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$|^\/embed\/new$/;
+  /^\/$|^\/search$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$/;
+
+/** The instance feed, which takes the search page's filter (lib/events/filter.ts). */
+const INSTANCE_FEED = /^\/feed\/[^/]+$/;
+
+/** The instance feed's parameters besides the filter's. */
+const FEED_EXTRA_PARAMS = [{
+  name: "past_days",
+  pattern: /^(?:0|[1-9]\d{0,2})$/,
+}];
+
+/** The only parameter of the tag, place and collection feeds. */
+const PAST_DAYS_ONLY = /^(?:past_days=(?:0|[1-9]\d{0,2}))?$/;
+
+/**
+ * Whether an answer to `path` with `query` (without `?`) may be kept, and
+ * where. Filtered answers (the search page and the instance feed with a
+ * filter) are kept only for canonical query strings (lib/events/filter.ts),
+ * so that a filter written in many ways costs one entry, and apart from the
+ * others: random searches can only push out each other, never the home page
+ * or the plain feeds. Null: not kept.
+ */
+function placeOf(path: string, query: string): "main" | "filtered" | null {
+  if (path === "/search") {
+    if (query === "") return "main";
+    return canonicalFilterQuery(query, SEARCH_EXTRA_PARAMS) === query
+      ? "filtered"
+      : null;
+  }
+  if (!path.startsWith("/feed/")) return "main";
+  if (INSTANCE_FEED.test(path)) {
+    if (PAST_DAYS_ONLY.test(query)) return "main";
+    return canonicalFilterQuery(query, FEED_EXTRA_PARAMS) === query
+      ? "filtered"
+      : null;
+  }
+  return PAST_DAYS_ONLY.test(query) ? "main" : null;
+}
 
 /** The GET paths the cache middleware is mounted on (routes/mod.ts). */
 export const CACHED_ROUTES = [
@@ -43,12 +82,12 @@ export const CACHED_ROUTES = [
   "/api/collections/*",
   "/feed/*",
   "/",
+  "/search",
   "/event/*",
   "/tag/*",
   "/place/*",
   "/collection/*",
   "/embed",
-  "/embed/new",
 ];
 
 /**
@@ -160,10 +199,12 @@ function pathAndQuery(url: string): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2));
 }
 
-/** Path without the query. */
-function pathOf(pathAndQuery: string): string {
+/** Path and query (without `?`). */
+function split(pathAndQuery: string): [string, string] {
   const query = pathAndQuery.indexOf("?");
-  return query === -1 ? pathAndQuery : pathAndQuery.slice(0, query);
+  return query === -1
+    ? [pathAndQuery, ""]
+    : [pathAndQuery.slice(0, query), pathAndQuery.slice(query + 1)];
 }
 
 /** Longer paths with their query are answered, never cached. */
@@ -171,13 +212,20 @@ const MAX_KEY_TARGET = 2048;
 /** Longer Accept headers (whitespace removed) are answered, never cached. */
 const MAX_KEY_ACCEPT = 256;
 
-/** Serves anonymous GETs of cacheable paths from `cache`, filling it on a miss. */
+/**
+ * Serves anonymous GETs of cacheable paths from `cache`, filling it on a
+ * miss; filtered answers (see placeOf) go to `filtered`, a smaller cache of
+ * their own (by default a part of `cache`).
+ */
 export function publicReadCache(
   deps: RouteDeps,
   cache: ResponseCache,
+  filtered: ResponseCache = cache,
 ): PublicReadCache {
-  /** The cache key of an anonymous GET of a cacheable path, or null. */
-  const keyOf = (request: Request): string | null => {
+  /** The cache key of an anonymous GET of a cacheable path, and its cache; or null. */
+  const keyOf = (
+    request: Request,
+  ): { key: string; store: ResponseCache } | null => {
     if (
       !cache.enabled || request.method !== "GET" ||
       request.headers.has("authorization")
@@ -191,36 +239,43 @@ export function publicReadCache(
     const accept = (request.headers.get("accept") ?? "").toLowerCase()
       .replace(/\s+/g, "");
     if (accept.length > MAX_KEY_ACCEPT) return null;
-    const path = pathOf(target);
+    const [path, query] = split(target);
     if (path === "/embed") {
+      // Its options are endless combinations too: kept with the filtered.
       const key = embedKey(target);
-      return key === null ? null : `${key}\n${pageVariant(request)}`;
+      return key === null
+        ? null
+        : { key: `${key}\n${pageVariant(request)}`, store: filtered };
     }
-    if (PAGES.test(path)) {
-      return `${target}\n${accept}\n${pageVariant(request)}`;
-    }
-    if (!isCacheablePath(path)) return null;
-    return `${target}\n${accept}`;
+    const page = PAGES.test(path);
+    if (!page && !isCacheablePath(path)) return null;
+    const place = placeOf(path, query);
+    if (place === null) return null;
+    const store = place === "main" ? cache : filtered;
+    return page
+      ? { key: `${target}\n${accept}\n${pageVariant(request)}`, store }
+      : { key: `${target}\n${accept}`, store };
   };
   return {
     hit(request) {
-      const key = keyOf(request);
-      if (key === null) return null;
+      const found = keyOf(request);
+      if (found === null) return null;
       const marker = deps.database.changeMarker();
       if (marker === null) return null;
-      const answer = cache.get(key, marker);
+      const answer = found.store.get(found.key, marker);
       return answer ? replay(answer, request) : null;
     },
     middleware: async (c, next) => {
-      const key = keyOf(c.req.raw);
-      if (key === null) return await next();
+      const found = keyOf(c.req.raw);
+      if (found === null) return await next();
+      const { key, store } = found;
       const marker = deps.database.changeMarker();
       if (marker === null) return await next();
       let ran = false;
       const ttl = deps.database.embedded && c.req.path.startsWith("/feed/")
         ? Math.max(deps.config.publicCacheMs, FEED_TTL_MS)
         : deps.config.publicCacheMs;
-      const answer = await cache.getOrCompute(key, marker, async () => {
+      const answer = await store.getOrCompute(key, marker, async () => {
         ran = true;
         await next();
         // Conditional requests may answer 304: nothing to keep, the handler answered.

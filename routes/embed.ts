@@ -187,6 +187,9 @@ export function embedRoutes(deps: RouteDeps) {
       }),
     );
     res.headers.set("Content-Security-Policy", newPagePolicy(nonce));
+    // Its script runs by the page's nonce: a copy kept and replayed by any
+    // cache would hand the same nonce to every reader.
+    res.headers.set("Cache-Control", "no-store");
     return res;
   });
 

@@ -6,7 +6,15 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { unixNow } from "../lib/clock.ts";
-import { notFound } from "../lib/errors.ts";
+import { invalidRequest, notFound } from "../lib/errors.ts";
+import {
+  dayStartIn,
+  FILTER_MAX_PLACES,
+  FILTER_MAX_TAGS,
+  isFiltered,
+  parseEventFilter,
+} from "../lib/events/filter.ts";
+import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";
 import { createLimiter } from "../lib/limit.ts";
 import { etagOf, httpDate, notModified } from "../lib/feeds/conditional.ts";
 import { renderCalendar } from "../lib/feeds/ics.ts";
@@ -17,6 +25,7 @@ import {
   eventCalendarQuery,
   feedEntriesQuery,
   type FeedScope,
+  filteredScopeQuery,
   instanceScope,
   knownScope,
   MAX_PAST_DAYS,
@@ -63,6 +72,50 @@ const FeedQuery = z.object({
     }),
 });
 
+const listQuery = (description: string, example: string) =>
+  z.union([z.string(), z.array(z.string())]).optional().openapi({
+    description,
+    example,
+  });
+
+/** The instance feed's filter: the search page's (/search), the same names and values. */
+const FilterQuery = FeedQuery.extend({
+  q: z.string().optional().openapi({
+    description:
+      `Words, each the start of a word of the title, description, place or tags (any case and ` +
+      `accents; at most ${SEARCH_QUERY_MAX_LENGTH} characters and ${SEARCH_MAX_TERMS} words)`,
+    example: "jazz",
+  }),
+  tags: listQuery(
+    `Tags, any of them (case-insensitive; repeated or comma-separated; at most ${FILTER_MAX_TAGS})`,
+    "jazz",
+  ),
+  places: listQuery(
+    `Place ids, any of them (repeated or comma-separated; at most ${FILTER_MAX_PLACES}; ` +
+      "an unknown id is a 400)",
+    "3",
+  ),
+  from: z.string().optional().openapi({
+    description:
+      "First day, `YYYY-MM-DD` in the instance time zone: events still running on it or later " +
+      "(replaces the `past_days` window)",
+    example: "2026-06-01",
+  }),
+  to: z.string().optional().openapi({
+    description:
+      "Last day, `YYYY-MM-DD` in the instance time zone: events starting on it or earlier " +
+      "(not before `from`)",
+    example: "2026-06-30",
+  }),
+  online: z.string().optional().openapi({
+    description:
+      "`true`: events with an online location; `false`: events held at a place (a hybrid event " +
+      "is both)",
+    enum: ["true", "false"],
+    example: "true",
+  }),
+});
+
 const feedResponses = {
   200: {
     description: "The feed",
@@ -82,31 +135,41 @@ const FEED_DESCRIPTION =
   "EXDATE and RECURRENCE-ID overrides), `rss` RSS 2.0, `atom` Atom 1.0, `json` JSON Feed 1.1. " +
   "ETag and Last-Modified; 304 on a match.";
 
-function feedRoute<P extends z.ZodObject>(
+function feedRoute<P extends z.ZodObject, Q extends z.ZodObject>(
   path: string,
   summary: string,
   params: P,
+  query: Q,
+  description = FEED_DESCRIPTION,
 ) {
   return createRoute({
     method: "get",
     path,
     tags: ["feeds"],
     summary,
-    description: FEED_DESCRIPTION,
-    request: { params, query: FeedQuery },
+    description,
+    request: { params, query },
     responses: { ...feedResponses, ...errorResponses(400, 404) },
   });
 }
 
 const instanceRoute = feedRoute(
   "/feed/{format}",
-  "The instance's local events",
+  "The instance's local events, all or filtered",
   z.object({ format: FormatParam }),
+  FilterQuery,
+  FEED_DESCRIPTION +
+    " Filtered by the search page's parameters (`q`, `tags`, `places`, `from`, `to`, `online`, " +
+    "all combinable: a visitor subscribes to exactly what they searched for). With `from` or " +
+    "`to`, a series is written as its occurrences (one VEVENT each) rather than one RRULE. " +
+    "Answers are kept in the public-read cache only for canonical query strings (parameters " +
+    "in the order above, lists repeated and sorted, nothing empty), as the search page links them.",
 );
 const tagRoute = feedRoute(
   "/feed/{format}/tag/{tag}",
   "Local events with a tag (case-insensitive; an unknown tag is an empty feed)",
   z.object({ format: FormatParam, tag: z.string().min(1).max(100) }),
+  FeedQuery,
 );
 const placeRoute = feedRoute(
   "/feed/{format}/place/{id}",
@@ -116,11 +179,13 @@ const placeRoute = feedRoute(
     id: z.string().regex(/^[1-9]\d{0,15}$/, "must be a positive integer")
       .transform(Number).openapi({ type: "string", example: "1" }),
   }),
+  FeedQuery,
 );
 const collectionRoute = feedRoute(
   "/feed/{format}/collection/{name}",
   "Events of a collection (remote ones when its filters name their actors)",
   z.object({ format: FormatParam, name: z.string().min(1).max(200) }),
+  FeedQuery,
 );
 
 /** How many feeds are built at the same time; more requests wait their turn. */
@@ -138,6 +203,15 @@ function parseFormat(format: string): FeedFormat {
     throw notFound("Feed format");
   }
   return format as FeedFormat;
+}
+
+/** The query string of a feed's own URL: its filter, then `past_days` unless the default. */
+function feedQuery(scope: FeedScope, pastDays: number): string {
+  const params = [
+    scope.query,
+    pastDays === DEFAULT_PAST_DAYS ? "" : `past_days=${pastDays}`,
+  ].filter(Boolean);
+  return params.length ? `?${params.join("&")}` : "";
 }
 
 function latest(dates: (Date | null | undefined)[]): Date {
@@ -190,6 +264,7 @@ export function feedRoutes(deps: RouteDeps) {
         return `${settings.instance_title} — #${scope.label}`;
       case "place":
       case "collection":
+      case "filter":
         return `${settings.instance_title} — ${scope.label}`;
       default:
         return settings.instance_title;
@@ -204,6 +279,8 @@ export function feedRoutes(deps: RouteDeps) {
         return `Events at ${scope.label}`;
       case "collection":
         return `Events of the collection ${scope.label}`;
+      case "filter":
+        return `Events matching ${scope.label}`;
       default:
         return settings.instance_description || "Upcoming events";
     }
@@ -217,9 +294,11 @@ export function feedRoutes(deps: RouteDeps) {
   const serveFeed = (
     c: Context<AppEnv>,
     format: FeedFormat,
-    scope: ScopeQuery,
+    scope: ScopeQuery | ((settings: Settings) => ScopeQuery),
     pastDays: number,
-  ) => feedBuilds.run(() => buildFeed(c, format, scope, pastDays));
+    windowStartOf?: (settings: Settings) => number | undefined,
+  ) =>
+    feedBuilds.run(() => buildFeed(c, format, scope, pastDays, windowStartOf));
 
   /**
    * Reads and writes a feed: one round trip (the settings read is reused
@@ -228,15 +307,16 @@ export function feedRoutes(deps: RouteDeps) {
   const buildFeed = async (
     c: Context<AppEnv>,
     format: FeedFormat,
-    scopeQuery: ScopeQuery,
+    scopeOf: ScopeQuery | ((settings: Settings) => ScopeQuery),
     pastDays: number,
+    windowStartOf?: (settings: Settings) => number | undefined,
   ) => {
     const settings = await getSettings(db);
     const now = unixNow(deps.clock);
-    const windowStart = now - pastDays * DAY;
-    const query = pastDays === DEFAULT_PAST_DAYS
-      ? ""
-      : `?past_days=${pastDays}`;
+    const scopeQuery = typeof scopeOf === "function"
+      ? scopeOf(settings)
+      : scopeOf;
+    const windowStart = windowStartOf?.(settings) ?? now - pastDays * DAY;
     if (format === "ics") {
       const [settingsAt, scope, content] = await runRead(
         db,
@@ -253,6 +333,7 @@ export function feedRoutes(deps: RouteDeps) {
         )),
       );
       const title = scopeTitle(settings, scope);
+      const query = feedQuery(scope, pastDays);
       const rows = [
         ...content.singles.map((s) => s.row),
         ...content.series.flatMap((s) => [
@@ -308,7 +389,7 @@ export function feedRoutes(deps: RouteDeps) {
       title: scopeTitle(settings, scope),
       description: scopeDescription(settings, scope),
       link: `${baseUrl}${scope.pagePath}`,
-      path: scope.path,
+      path: `${scope.path}${feedQuery(scope, pastDays)}`,
       updated,
     });
     return send(c, body, format, updated);
@@ -318,11 +399,35 @@ export function feedRoutes(deps: RouteDeps) {
     { ...instanceRoute, middleware: [openCors] },
     async (c) => {
       const { format } = c.req.valid("param");
+      const parsed = parseFormat(format);
+      const pastDays = c.req.valid("query").past_days;
+      const { filter, problems } = parseEventFilter(
+        new URL(c.req.url).searchParams,
+      );
+      if (problems.length > 0) {
+        throw invalidRequest(
+          "The request is not valid",
+          problems.map(({ field, message }) => ({ field, message })),
+        );
+      }
+      if (!isFiltered(filter)) {
+        return await serveFeed(
+          c,
+          parsed,
+          knownScope(instanceScope()),
+          pastDays,
+        );
+      }
       return await serveFeed(
         c,
-        parseFormat(format),
-        knownScope(instanceScope()),
-        c.req.valid("query").past_days,
+        parsed,
+        (settings) =>
+          filteredScopeQuery(db, filter, settings.instance_timezone),
+        pastDays,
+        (settings) =>
+          filter.from
+            ? dayStartIn(filter.from, settings.instance_timezone)
+            : undefined,
       );
     },
   );

@@ -34,6 +34,11 @@ export type { AppDeps } from "./env.ts";
 
 /** Memory the public-read cache may hold (bodies and headers). */
 const PUBLIC_CACHE_BYTES = 8 * 1024 * 1024;
+/**
+ * Memory for filtered answers (searches, filtered feeds), apart: visitors'
+ * endless combinations push out only each other.
+ */
+const FILTERED_CACHE_BYTES = 2 * 1024 * 1024;
 
 /** The shared inbox and the instance actor's inbox. */
 function isInboxPath(path: string): boolean {
@@ -79,6 +84,11 @@ export function createApp(deps: AppDeps) {
     new ResponseCache({
       ttlMs: deps.config.publicCacheMs,
       maxBytes: PUBLIC_CACHE_BYTES,
+      clock: deps.clock,
+    }),
+    new ResponseCache({
+      ttlMs: deps.config.publicCacheMs,
+      maxBytes: FILTERED_CACHE_BYTES,
       clock: deps.clock,
     }),
   );

@@ -20,6 +20,7 @@ import { getSettings } from "../lib/settings.ts";
 import { embedRoutes } from "./embed.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { createPublicKit } from "./public/kit.ts";
+import { searchRoutes } from "./public/search.ts";
 import {
   CollectionView,
   EventView,
@@ -34,6 +35,7 @@ export function pageRoutes(deps: RouteDeps) {
   const { db } = deps.database;
   const { siteOf, send, errorPage, notFoundPage } = createPublicKit(deps);
   app.route("/", embedRoutes(deps));
+  app.route("/", searchRoutes(deps));
 
   app.get("/", async (c) => {
     const settings = await getSettings(db);

@@ -15,6 +15,7 @@ import { upsertRemoteEvent } from "../lib/events/write.ts";
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema.ts";
 import { upsertActor } from "../lib/federation/actors.ts";
+import * as publicSearch from "../lib/i18n/public-search.ts";
 import { LANGUAGE_NAMES, PUBLIC_LANGUAGES, translator } from "../lib/i18n.ts";
 import {
   call,
@@ -68,9 +69,14 @@ async function get(
   const $$ = (s: string) => [...document.querySelectorAll(s)];
   const attributes = (selector: string, name: string) =>
     $$(selector).map((e) => e.getAttribute(name) ?? "");
+  // Elements are written without whitespace between them: spaced, so that
+  // the text of one never runs into the next ("Participation" + "Either way").
+  const spaced = (parseHTML(html.replace(/></g, "> <")) as unknown as {
+    document: Doc;
+  }).document;
   const words = [
     document.title,
-    text(document.body),
+    text(spaced.body),
     ...attributes("meta[name=description]", "content"),
     ...attributes("meta[property='og:description']", "content"),
     ...attributes("[aria-label]", "aria-label"),
@@ -90,7 +96,7 @@ async function get(
 /** English words other languages write the same way (all else must differ). */
 const SHARED: Record<string, string[]> = {
   it: ["Online"],
-  fr: ["Pages", "(page"],
+  fr: ["Pages", "(page", "Dates"],
   es: [],
   de: ["Online"],
 };
@@ -110,6 +116,7 @@ function englishFor(lang: string): string[] {
       ...Object.values(publicPages.en),
       ...Object.values(publicEvent.en),
       ...Object.values(publicEmbed.en),
+      ...Object.values(publicSearch.en),
     ]
   ) {
     for (const part of english.split(/\{\w+\}/)) {
@@ -374,6 +381,55 @@ Deno.test("tag, place, collection and error pages are in the page's language too
         second.words.includes(t("public.home.pageNumber", { page: 2 })),
       );
       assertOneLanguage(second, lang, "home page 2");
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("the search page is in the page's language: form, filters, count, results, problems", async () => {
+  const { ctx } = await world();
+  try {
+    for (const lang of PUBLIC_LANGUAGES) {
+      const t = translator(lang);
+      const headers = { "accept-language": lang };
+      // Every filter at once, so that every chip and choice shows.
+      const search = await get(
+        ctx,
+        "/search?q=trio&tags=jazz&from=2026-06-01&to=2026-06-30&online=true",
+        headers,
+      );
+      assert.equal(search.res.status, 200);
+      assert.equal(search.lang, lang);
+      assert.equal(search.h1, t("public.search.titleFor", { q: "trio" }));
+      assert.ok(search.words.includes(t("public.search.count.one")));
+      assert.ok(search.words.includes(dayOf(lang)), `${lang}: ${dayOf(lang)}`);
+      assert.ok(search.words.includes(t("public.search.subscribe")));
+      assertOneLanguage(search, lang, "search page");
+
+      const plain = await get(ctx, "/search", headers);
+      assert.equal(plain.h1, t("public.search.title"));
+      assertOneLanguage(plain, lang, "search page without a filter");
+
+      const none = await get(ctx, "/search?q=nothing", headers);
+      assert.ok(none.words.includes(t("public.search.count.none")));
+      assert.ok(none.words.includes(t("public.search.tryLess")));
+      assertOneLanguage(none, lang, "search page without results");
+
+      const bad = await get(
+        ctx,
+        `/search?q=a+b+c+d+e+f+g+h+i&from=2026-02-30&places=99999&online=x`,
+        headers,
+      );
+      assert.equal(bad.res.status, 400);
+      assert.equal(bad.h1, t("public.search.badTitle"));
+      assertOneLanguage(bad, lang, "search page with problems");
+      const unknown = await get(ctx, "/search?places=99999", headers);
+      assert.equal(unknown.res.status, 400);
+      assert.ok(
+        unknown.words.includes(t("public.search.problem.unknownPlace")),
+      );
+      assertOneLanguage(unknown, lang, "search page, unknown place");
     }
   } finally {
     ctx.close();

@@ -6,6 +6,7 @@ import {
   desc,
   eq,
   inArray,
+  isNotNull,
   isNull,
   or,
   type SQL,
@@ -50,23 +51,33 @@ export function listableConditions(showRecurrent: boolean): SQL[] {
   return conditions;
 }
 
-/** Events carrying any of the tag ids (through the event_tags index). */
-export function withAnyTag(tagIds: SQL | number[]): SQL {
+/**
+ * Events carrying any of the tag ids (through the event_tags index); with
+ * `since`, only those not over by then (event_tags_tag_last_idx), so that a
+ * tag's past does not weigh on a listing of what is to come.
+ */
+export function withAnyTag(tagIds: SQL | number[], since?: number): SQL {
+  const tagged = Array.isArray(tagIds)
+    ? inArray(eventTags.tagId, tagIds)
+    : tagIds;
   return inArray(
     events.id,
     sql`(select ${eventTags.eventId} from ${eventTags} where ${
-      Array.isArray(tagIds) ? inArray(eventTags.tagId, tagIds) : tagIds
+      since === undefined
+        ? tagged
+        : and(tagged, sql`${eventTags.last_moment} >= ${since}`)
     })`,
   );
 }
 
-/** Events carrying any of the tags, matched through normalizedTag. */
-export function withAnyTagName(names: string[]): SQL {
+/** Events carrying any of the tags, matched through normalizedTag (`since`: as withAnyTag). */
+export function withAnyTagName(names: string[], since?: number): SQL {
   const keys = [...new Set(names.map(normalizeTag))];
   return withAnyTag(
     sql`${eventTags.tagId} in (select ${tags.id} from ${tags} where ${
       inArray(tags.normalizedTag, keys)
     })`,
+    since,
   );
 }
 
@@ -300,6 +311,8 @@ export interface EventSearch {
   places?: number[];
   /** Words each found events' text has as word starts (lib/search.ts); a 400 beyond its limits. */
   query?: string;
+  /** true: events with an online location; false: events with a place (a hybrid event is both). */
+  online?: boolean;
   showRecurrent: boolean;
   page: number;
   max: number;
@@ -308,15 +321,121 @@ export interface EventSearch {
 /** Deepest result GET /api/events pages to (page * max). */
 export const SEARCH_DEPTH_LIMIT = 10_000;
 
+/** What narrows a search besides its start and the listing rule. */
+export type SearchNarrowing = Pick<
+  EventSearch,
+  "end" | "tags" | "places" | "query" | "online"
+>;
+
+/**
+ * The conditions on an event row of a search's end, tags, places, words
+ * and online / in person (none for an empty narrowing). Words without a
+ * letter or digit match nothing. Throws a 400 when the words are beyond the
+ * search's limits (lib/search.ts). `since`: the caller lists only events not
+ * over by then (the tags' lists are read from then on).
+ */
+export function narrowingConditions(
+  q: SearchNarrowing,
+  since?: number,
+): SQL[] {
+  const conditions: SQL[] = [];
+  if (q.end !== undefined) {
+    conditions.push(sql`${events.start_datetime} <= ${q.end}`);
+  }
+  if (q.tags?.length) conditions.push(withAnyTagName(q.tags, since));
+  if (q.places?.length) conditions.push(inArray(events.placeId, q.places));
+  if (q.online === true) {
+    conditions.push(
+      sql`json_array_length(${events.online_locations}) > 0`,
+    );
+  } else if (q.online === false) {
+    conditions.push(isNotNull(events.placeId));
+  }
+  if (q.query !== undefined) {
+    const terms = searchTerms(q.query);
+    // Nothing but punctuation or symbols: no word to find.
+    conditions.push(terms.length === 0 ? sql`0` : matchesTerms(terms));
+  }
+  return conditions;
+}
+
+/** Whether a search narrows the plain listing at all. */
+function narrows(q: SearchNarrowing): boolean {
+  return (q.tags?.length ?? 0) > 0 || (q.places?.length ?? 0) > 0 ||
+    q.query !== undefined || q.online !== undefined;
+}
+
+/**
+ * Listable events still running at `start` or starting later that match the
+ * narrowing, ascending by start then id: rows `offset` to `offset + take`.
+ * One statement: the ids are picked first, walking the index ranges of
+ * runningFrom with nothing but the id, and only the picked rows are read
+ * whole (with their place and tags), so a page costs its depth in index
+ * entries, never in summaries.
+ */
+export function searchRowsQuery(
+  db: Db,
+  q: SearchNarrowing & { start: number; showRecurrent: boolean },
+  offset: number,
+  take: number,
+): BatchRead<EventSummary[]> {
+  const conditions = [
+    ...listableConditions(q.showRecurrent),
+    ...narrowingConditions(q, q.start),
+  ];
+  const [ongoing, starting] = runningFrom(
+    () => db.select({ id: events.id }).from(events).$dynamic(),
+    momentOf(q.start),
+    conditions,
+    offset + take,
+  );
+  // Everything running started before anything starting from `start`: the
+  // two parts in turn are in order, and so is the whole by start then id.
+  const picked =
+    sql`select "id" from (select * from ${ongoing} union all select * from ${starting}) limit ${take} offset ${offset}`;
+  return {
+    statements: [
+      selectSummaries(db).where(sql`${events.id} in (${picked})`)
+        .orderBy(asc(events.start_datetime), asc(events.id)),
+    ],
+    read(results) {
+      return (results[0] as SummaryRow[]).map(summaryOf);
+    },
+  };
+}
+
+/**
+ * How many events searchRowsQuery finds in all, counted up to `cap + 1` (a
+ * result above `cap` means "more than cap"): one statement reading at most
+ * that many index entries.
+ */
+export function searchCountQuery(
+  db: Db,
+  q: SearchNarrowing & { start: number; showRecurrent: boolean },
+  cap: number,
+): BatchRead<number> {
+  const hits = db.select({ one: sql<number>`1`.as("one") }).from(events)
+    .where(and(
+      ...listableConditions(q.showRecurrent),
+      ...narrowingConditions(q, q.start),
+      sql`${lastMoment} >= ${q.start}`,
+    )).limit(cap + 1).as("hits");
+  return {
+    statements: [db.select({ n: count() }).from(hits)],
+    read(results) {
+      const [row] = results[0] as { n: number }[];
+      return row?.n ?? 0;
+    },
+  };
+}
+
 /** GET /api/events: a bounded page of listable events, ascending by start. */
 export async function searchEvents(
   db: Db,
   q: EventSearch,
 ): Promise<EventSummary[]> {
   const offset = (q.page - 1) * q.max;
-  const filtered = (q.tags?.length ?? 0) > 0 ||
-    (q.places?.length ?? 0) > 0 || q.query !== undefined;
-  if (!filtered) {
+  if (!narrows(q)) {
     // The plain listing, the most asked for: its statements are built once.
     const statements = prebuiltStatements(
       db,
@@ -350,28 +469,8 @@ export async function searchEvents(
     ];
     return [...a, ...b].slice(offset, offset + q.max).map(summaryOf);
   }
-  const conditions = listableConditions(q.showRecurrent);
-  if (q.end !== undefined) {
-    conditions.push(sql`${events.start_datetime} <= ${q.end}`);
-  }
-  if (q.tags?.length) conditions.push(withAnyTagName(q.tags));
-  if (q.places?.length) conditions.push(inArray(events.placeId, q.places));
-  if (q.query !== undefined) {
-    const terms = searchTerms(q.query);
-    // Nothing but punctuation or symbols: no word to find.
-    if (terms.length === 0) return [];
-    conditions.push(matchesTerms(terms));
-  }
-  const [ongoing, starting] = runningFrom(
-    () => selectSummaries(db),
-    momentOf(q.start),
-    conditions,
-    offset + q.max,
-  );
-  const [[a, b]] = await db.batch([
-    unionOf([ongoing, starting] as unknown as BatchItem[]),
-  ]) as unknown as [SummaryRow[][]];
-  return [...a, ...b].slice(offset, offset + q.max).map(summaryOf);
+  if (q.query !== undefined && searchTerms(q.query).length === 0) return [];
+  return await runRead(db, searchRowsQuery(db, q, offset, q.max));
 }
 
 /** A user's own events, hidden ones and series included, newest start first. */

@@ -10,6 +10,7 @@ import {
   and,
   desc,
   eq,
+  inArray,
   isNotNull,
   isNull,
   max,
@@ -24,8 +25,19 @@ import {
   findCollectionWithFilters,
   selectionCondition,
 } from "../curation/collections.ts";
-import { notFound } from "../errors.ts";
-import { lastMoment, splitRowsQuery, withAnyTagName } from "../events/list.ts";
+import { invalidRequest, notFound } from "../errors.ts";
+import {
+  lastMoment,
+  narrowingConditions,
+  splitRowsQuery,
+  withAnyTagName,
+} from "../events/list.ts";
+import {
+  type EventFilter,
+  filterQuery,
+  filterWindow,
+  withQuery,
+} from "../events/filter.ts";
 import {
   type BatchRead,
   runRead,
@@ -158,7 +170,7 @@ export interface FeedSeries {
   plan: SeriesPlan | null;
 }
 
-export type ScopeKind = "instance" | "tag" | "place" | "collection";
+export type ScopeKind = "instance" | "tag" | "place" | "collection" | "filter";
 
 /** A resolved scope: what it selects, and how to name it. */
 export interface FeedScope {
@@ -169,6 +181,8 @@ export interface FeedScope {
   label: string | null;
   /** Path below `/feed/{format}` ("" for the instance). */
   path: string;
+  /** The feed's filter as a canonical query string (without `?`), if any. */
+  query?: string;
   /** Path of the matching public page. */
   pagePath: string;
   /** Rows whose updatedAt count for Last-Modified besides the events. */
@@ -241,6 +255,85 @@ export function placeScopeQuery(db: Db, id: number): ScopeQuery {
         path: `/place/${id}`,
         pagePath: `/place/${id}`,
         modifiedAt: [place.updatedAt],
+      };
+    },
+  };
+}
+
+/** A filter in words, for a feed's title: `"jazz" · #rock · Cantina · 2026-06-01 – 2026-06-30 · online`. */
+export function filterLabel(
+  filter: EventFilter,
+  placeNames: Map<number, string>,
+): string {
+  const parts: string[] = [];
+  if (filter.q !== undefined) parts.push(`"${filter.q}"`);
+  parts.push(...filter.tags.map((t) => `#${t}`));
+  parts.push(...filter.places.map((id) => placeNames.get(id) ?? `${id}`));
+  if (filter.from || filter.to) {
+    parts.push(`${filter.from ?? "…"} – ${filter.to ?? "…"}`);
+  }
+  if (filter.online !== undefined) {
+    parts.push(filter.online ? "online" : "in person");
+  }
+  return parts.join(" · ");
+}
+
+/**
+ * Scope of the instance feed narrowed by a visitor's filter (the search
+ * page's, lib/events/filter.ts; its days in `timeZone`). With a range of
+ * days a series is given as its occurrences (its rule would go on past the
+ * range). Unknown places are a 400 when read (the feed of a mistyped place
+ * would stay empty for ever). The filter must be free of problems.
+ */
+export function filteredScopeQuery(
+  db: Db,
+  filter: EventFilter,
+  timeZone: string,
+): ScopeQuery {
+  const window = filterWindow(filter, timeZone);
+  const conditions = [
+    isNull(events.apUserApId),
+    ...narrowingConditions({
+      end: window.end,
+      tags: filter.tags,
+      places: filter.places,
+      query: filter.q,
+      online: filter.online,
+    }),
+  ];
+  if (filter.from || filter.to) conditions.push(isNull(events.recurrent));
+  const placeIds = filter.places;
+  const query = filterQuery(filter);
+  return {
+    conditions,
+    statements: placeIds.length === 0 ? [] : [
+      db.select({
+        id: places.id,
+        name: places.name,
+        updatedAt: places.updatedAt,
+      }).from(places).where(inArray(places.id, placeIds)),
+    ],
+    read(results) {
+      const found = placeIds.length === 0
+        ? []
+        : results[0] as { id: number; name: string; updatedAt: Date }[];
+      if (found.length !== placeIds.length) {
+        const known = new Set(found.map((p) => p.id));
+        throw invalidRequest("The request is not valid", [{
+          field: "places",
+          message: `unknown place ${
+            placeIds.filter((id) => !known.has(id)).join(", ")
+          }`,
+        }]);
+      }
+      return {
+        kind: "filter",
+        conditions,
+        label: filterLabel(filter, new Map(found.map((p) => [p.id, p.name]))),
+        path: "",
+        query,
+        pagePath: withQuery("/search", query),
+        modifiedAt: found.map((p) => p.updatedAt),
       };
     },
   };

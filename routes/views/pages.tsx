@@ -150,7 +150,7 @@ interface Omitted {
   tag?: string;
 }
 
-function EventList(
+export function EventList(
   props: {
     events: EventSummary[];
     site: SiteInfo;
@@ -685,7 +685,7 @@ interface ListingProps {
 }
 
 /** The feeds of the whole instance, in the page's language. */
-function allEvents(t: Translate): FeedScope {
+export function allEvents(t: Translate): FeedScope {
   return {
     path: "",
     label: t("public.feed.all"),

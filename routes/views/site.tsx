@@ -31,6 +31,8 @@ export interface FeedScope {
   label: string;
   /** The footer's heading ("Subscribe to all events"). */
   heading: string;
+  /** A filter's query string (without `?`) appended to each feed's URL: the search page's. */
+  query?: string;
 }
 
 export interface PageMeta {
@@ -86,14 +88,15 @@ export function jsonForScript(value: unknown): string {
 
 /** `/feed/{format}{path}` for each format, and the webcal:// address of the ICS one. */
 export function feedUrls(site: SiteInfo, scope: FeedScope) {
+  const query = scope.query ? `?${scope.query}` : "";
   return {
-    rss: `/feed/rss${scope.path}`,
-    atom: `/feed/atom${scope.path}`,
-    json: `/feed/json${scope.path}`,
-    ics: `/feed/ics${scope.path}`,
+    rss: `/feed/rss${scope.path}${query}`,
+    atom: `/feed/atom${scope.path}${query}`,
+    json: `/feed/json${scope.path}${query}`,
+    ics: `/feed/ics${scope.path}${query}`,
     webcal: `${
       site.baseUrl.replace(/^https?:\/\//, "webcal://")
-    }/feed/ics${scope.path}`,
+    }/feed/ics${scope.path}${query}`,
   };
 }
 
@@ -350,7 +353,7 @@ export function SitePage(
           <main id="main" class="wrap">{props.children}</main>
           <footer class="site">
             <div class="wrap">
-              <h2>{meta.feeds.heading}</h2>
+              <h2 id="subscribe">{meta.feeds.heading}</h2>
               <p>
                 <a class="button webcal" href={feeds.webcal}>
                   {t("public.subscribe.app")}

@@ -1,0 +1,255 @@
+/**
+ * What the search page (/search) shows: one page of the events a filter
+ * (lib/events/filter.ts) finds, grouped by day, how many there are (counted
+ * up to a bound), the tags and places a visitor can choose from (the most
+ * used among the next upcoming events, and those already chosen), and the
+ * names of the chosen ones. One round trip: every read is one statement.
+ */
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { events, eventTags, places, tags } from "../../db/schema.ts";
+import { type EventFilter, filterWindow } from "../events/filter.ts";
+import {
+  listableConditions,
+  searchCountQuery,
+  searchRowsQuery,
+} from "../events/list.ts";
+import {
+  allReads,
+  asOneStatement,
+  type BatchRead,
+  runRead,
+} from "../events/load.ts";
+import { type DayGroup, groupByDay } from "./load.ts";
+import type { Locality } from "./format.ts";
+import { PUBLIC_LANGUAGES } from "../i18n.ts";
+
+/** Results per page. */
+export const SEARCH_PAGE_SIZE = 20;
+/**
+ * The deepest page: as deep as the count goes (SEARCH_COUNT_CAP). Further
+ * than a thousand results a visitor narrows the search rather than pages.
+ */
+export const SEARCH_MAX_PAGE = 50;
+/** Results are counted up to this many; beyond, the page says "more than". */
+export const SEARCH_COUNT_CAP = 1000;
+/** How many tags and places the form offers (besides those chosen). */
+export const SEARCH_CHOICES = 12;
+/** The upcoming events the offered tags and places are taken from. */
+const CHOICE_SAMPLE = 300;
+
+/** A tag or place the form offers, and how many of the sampled events have it. */
+export interface Choice<T> {
+  value: T;
+  label: string;
+  uses: number;
+}
+
+export interface SearchPage {
+  page: number;
+  pageSize: number;
+  hasNext: boolean;
+  /** How many events the filter finds, at most SEARCH_COUNT_CAP + 1. */
+  count: number;
+  /** The moment the results start from (the `from` day, or now). */
+  start: number;
+  days: DayGroup[];
+  tagChoices: Choice<string>[];
+  placeChoices: Choice<number>[];
+  /** Names of the chosen places (those that exist), by id. */
+  placeNames: Map<number, string>;
+  /** Stored spellings of the chosen tags (those that exist), by normalised tag. */
+  tagNames: Map<string, string>;
+}
+
+/** A filter's chosen place ids that do not exist. */
+export function unknownPlaces(
+  filter: EventFilter,
+  page: Pick<SearchPage, "placeNames">,
+): number[] {
+  return filter.places.filter((id) => !page.placeNames.has(id));
+}
+
+/** The next upcoming listable events' ids: where the offered choices come from. */
+function sampleOf(db: Db, now: number, showRecurrent: boolean) {
+  return db.select({ id: events.id, placeId: events.placeId }).from(events)
+    .where(and(
+      ...listableConditions(showRecurrent),
+      sql`${events.start_datetime} >= ${now}`,
+    )).orderBy(asc(events.start_datetime)).limit(CHOICE_SAMPLE)
+    .as("sample");
+}
+
+/** The tags most used among the next upcoming events. */
+function tagChoicesQuery(
+  db: Db,
+  now: number,
+  showRecurrent: boolean,
+): BatchRead<Choice<string>[]> {
+  const sample = sampleOf(db, now, showRecurrent);
+  const uses = count();
+  return {
+    statements: [
+      db.select({ key: tags.normalizedTag, label: tags.tag, uses })
+        .from(sample)
+        .innerJoin(eventTags, eq(eventTags.eventId, sample.id))
+        .innerJoin(tags, eq(tags.id, eventTags.tagId))
+        .groupBy(tags.id).orderBy(desc(uses), asc(tags.normalizedTag))
+        .limit(SEARCH_CHOICES),
+    ],
+    read(results) {
+      return (results[0] as { key: string; label: string; uses: number }[])
+        .map((r) => ({ value: r.key, label: r.label, uses: r.uses }));
+    },
+  };
+}
+
+/** The places most used among the next upcoming events. */
+function placeChoicesQuery(
+  db: Db,
+  now: number,
+  showRecurrent: boolean,
+): BatchRead<Choice<number>[]> {
+  const sample = sampleOf(db, now, showRecurrent);
+  const uses = count();
+  return {
+    statements: [
+      db.select({ id: places.id, label: places.name, uses }).from(sample)
+        .innerJoin(places, eq(places.id, sample.placeId))
+        .groupBy(places.id).orderBy(desc(uses), asc(places.name))
+        .limit(SEARCH_CHOICES),
+    ],
+    read(results) {
+      return (results[0] as { id: number; label: string; uses: number }[])
+        .map((r) => ({ value: r.id, label: r.label, uses: r.uses }));
+    },
+  };
+}
+
+/** Names of the chosen places (unknown ids are left out). */
+function placeNamesQuery(
+  db: Db,
+  ids: number[],
+): BatchRead<Map<number, string>> {
+  if (ids.length === 0) return { statements: [], read: () => new Map() };
+  return {
+    statements: [
+      db.select({ id: places.id, name: places.name }).from(places)
+        .where(inArray(places.id, ids)),
+    ],
+    read(results) {
+      return new Map(
+        (results[0] as { id: number; name: string }[]).map((
+          r,
+        ) => [r.id, r.name]),
+      );
+    },
+  };
+}
+
+/** Stored spellings of the chosen tags. */
+function tagNamesQuery(db: Db, keys: string[]): BatchRead<Map<string, string>> {
+  if (keys.length === 0) return { statements: [], read: () => new Map() };
+  return {
+    statements: [
+      db.select({ key: tags.normalizedTag, tag: tags.tag }).from(tags)
+        .where(inArray(tags.normalizedTag, keys)),
+    ],
+    read(results) {
+      return new Map(
+        (results[0] as { key: string; tag: string }[]).map((
+          r,
+        ) => [r.key, r.tag]),
+      );
+    },
+  };
+}
+
+/**
+ * One page of what `filter` finds (from its `from` day, else from now),
+ * grouped by day in the instance time zone, with its count and the form's
+ * choices. The filter must be free of problems (parseEventFilter); whether
+ * its places exist is for the caller to check (unknownPlaces).
+ */
+export async function loadSearchPage(
+  db: Db,
+  filter: EventFilter,
+  page: number,
+  now: number,
+  options: Locality & { showRecurrent: boolean },
+): Promise<SearchPage> {
+  const window = filterWindow(filter, options.timezone);
+  const search = {
+    start: window.start ?? now,
+    end: window.end,
+    tags: filter.tags,
+    places: filter.places,
+    query: filter.q,
+    online: filter.online,
+    showRecurrent: options.showRecurrent,
+  };
+  const offset = (page - 1) * SEARCH_PAGE_SIZE;
+  const [rows, found, tagChoices, placeChoices, placeNames, tagNames] =
+    await runRead(
+      db,
+      asOneStatement(allReads(
+        // One more than the page: whether another follows.
+        searchRowsQuery(db, search, offset, SEARCH_PAGE_SIZE + 1),
+        searchCountQuery(db, search, SEARCH_COUNT_CAP),
+        tagChoicesQuery(db, now, options.showRecurrent),
+        placeChoicesQuery(db, now, options.showRecurrent),
+        placeNamesQuery(db, filter.places),
+        tagNamesQuery(db, filter.tags),
+      )),
+    );
+  return {
+    page,
+    pageSize: SEARCH_PAGE_SIZE,
+    hasNext: rows.length > SEARCH_PAGE_SIZE,
+    count: found,
+    start: search.start,
+    days: groupByDay(rows.slice(0, SEARCH_PAGE_SIZE), search.start, options),
+    tagChoices,
+    placeChoices,
+    placeNames,
+    tagNames,
+  };
+}
+
+/**
+ * What the form offers and the names of what `filter` chose, without
+ * results: for a search that cannot be done (one round trip).
+ */
+export async function loadSearchChoices(
+  db: Db,
+  filter: EventFilter,
+  now: number,
+  showRecurrent: boolean,
+): Promise<
+  Pick<SearchPage, "tagChoices" | "placeChoices" | "placeNames" | "tagNames">
+> {
+  const [tagChoices, placeChoices, placeNames, tagNames] = await runRead(
+    db,
+    asOneStatement(allReads(
+      tagChoicesQuery(db, now, showRecurrent),
+      placeChoicesQuery(db, now, showRecurrent),
+      placeNamesQuery(db, filter.places),
+      tagNamesQuery(db, filter.tags),
+    )),
+  );
+  return { tagChoices, placeChoices, placeNames, tagNames };
+}
+
+/**
+ * The search page's parameters besides the filter's, in their canonical
+ * order and form: `page` from 2 to SEARCH_MAX_PAGE (50) (page 1 goes without),
+ * then `lang` (a language of the public pages).
+ */
+export const SEARCH_EXTRA_PARAMS: readonly { name: string; pattern: RegExp }[] =
+  [
+    { name: "page", pattern: /^(?:[2-9]|[1-4]\d|50)$/ },
+    {
+      name: "lang",
+      pattern: new RegExp(`^(?:${PUBLIC_LANGUAGES.join("|")})$`),
+    },
+  ];
