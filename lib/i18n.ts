@@ -11,6 +11,7 @@ import * as adminUsers from "./i18n/admin-users.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as publicPages from "./i18n/public.ts";
+import * as publicBrowse from "./i18n/public-browse.ts";
 import * as session from "./i18n/session.ts";
 import * as sources from "./i18n/sources.ts";
 
@@ -23,6 +24,7 @@ const EN = {
   ...adminUsers.en,
   ...adminFederation.en,
   ...publicPages.en,
+  ...publicBrowse.en,
   ...sources.en,
 } as const;
 
@@ -36,13 +38,23 @@ const IT: Record<MessageKey, string> = {
   ...adminUsers.it,
   ...adminFederation.it,
   ...publicPages.it,
+  ...publicBrowse.it,
   ...sources.it,
 };
 
 // Complete for the public pages only (PUBLIC_LANGUAGES).
-const FR: Partial<Record<MessageKey, string>> = { ...publicPages.fr };
-const ES: Partial<Record<MessageKey, string>> = { ...publicPages.es };
-const DE: Partial<Record<MessageKey, string>> = { ...publicPages.de };
+const FR: Partial<Record<MessageKey, string>> = {
+  ...publicPages.fr,
+  ...publicBrowse.fr,
+};
+const ES: Partial<Record<MessageKey, string>> = {
+  ...publicPages.es,
+  ...publicBrowse.es,
+};
+const DE: Partial<Record<MessageKey, string>> = {
+  ...publicPages.de,
+  ...publicBrowse.de,
+};
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {
   en: EN,

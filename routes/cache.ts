@@ -28,7 +28,7 @@ const CACHEABLE = [
  * language, so their key carries the language the request asks for.
  */
 const PAGES =
-  /^\/$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$/;
+  /^\/$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$|^\/(past|tags|places)$|^\/calendar\/[^/]+$/;
 
 /** The GET paths the cache middleware is mounted on (routes/mod.ts). */
 export const CACHED_ROUTES = [
@@ -41,6 +41,10 @@ export const CACHED_ROUTES = [
   "/tag/*",
   "/place/*",
   "/collection/*",
+  "/past",
+  "/tags",
+  "/places",
+  "/calendar/*",
 ];
 
 /**
