@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import * as publicPages from "../lib/i18n/public.ts";
+import * as publicBrowse from "../lib/i18n/public-browse.ts";
 import { LANGUAGE_NAMES, PUBLIC_LANGUAGES, translator } from "../lib/i18n.ts";
 import {
   call,
@@ -96,7 +97,12 @@ const SHARED: Record<string, string[]> = {
  */
 function englishFor(lang: string): string[] {
   const fragments = new Set<string>();
-  for (const english of Object.values(publicPages.en)) {
+  for (
+    const english of [
+      ...Object.values(publicPages.en),
+      ...Object.values(publicBrowse.en),
+    ]
+  ) {
     for (const part of english.split(/\{\w+\}/)) {
       const fragment = part.trim();
       if (fragment.length >= 4 && !SHARED[lang].includes(fragment)) {
@@ -104,11 +110,14 @@ function englishFor(lang: string): string[] {
       }
     }
   }
-  const date = new Date(START * 1000);
-  for (const option of [{ weekday: "long" }, { month: "long" }] as const) {
-    fragments.add(
-      new Intl.DateTimeFormat("en", { ...option, timeZone: TZ }).format(date),
-    );
+  // The English names of every weekday and month (the calendar shows them all).
+  for (let i = 0; i < 12; i++) {
+    const date = new Date(Date.UTC(2026, i, 1 + (i % 7), 12));
+    for (const option of [{ weekday: "long" }, { month: "long" }] as const) {
+      fragments.add(
+        new Intl.DateTimeFormat("en", { ...option, timeZone: TZ }).format(date),
+      );
+    }
   }
   return [...fragments];
 }
@@ -362,6 +371,63 @@ Deno.test("tag, place, collection and error pages are in the page's language too
     }
   } finally {
     ctx.close();
+  }
+});
+
+Deno.test("the browse pages (home with a series, calendar, day, past, tags, places, empty home) are in one language", async () => {
+  const { ctx, admin } = await world();
+  const empty = await createTestApp();
+  try {
+    const res = await call(ctx, "POST", "/api/events", {
+      token: admin.token,
+      json: {
+        title: "Jam session",
+        start_datetime: START - DAY,
+        place_name: "Cantina Bentivoglio",
+        tags: ["jazz"],
+        recurrent: { frequency: "1m", type: "-1" },
+      },
+    });
+    assert.equal(res.status, 201, await res.text());
+    await call(ctx, "POST", "/api/events", {
+      token: admin.token,
+      json: {
+        title: "Old film",
+        start_datetime: START - 60 * DAY,
+        place_name: "Piazza Maggiore",
+      },
+    });
+    for (const lang of PUBLIC_LANGUAGES) {
+      const t = translator(lang);
+      const headers = { "accept-language": lang };
+      const home = await get(ctx, "/", headers);
+      assert.equal(home.lang, lang);
+      assert.equal(home.$$(".series .rule").length, 1, lang);
+      assert.ok(home.words.includes(t("public.browse.series.following")));
+      assertOneLanguage(home, lang, "home page with a series");
+      for (
+        const [path, what] of [
+          ["/calendar/2026-06", "month calendar"],
+          ["/calendar/2026-06-06", "day"],
+          ["/calendar/2026-06-08", "empty day"],
+          ["/past", "past events"],
+          ["/tags", "tags index"],
+          ["/places", "places index"],
+          ["/calendar/2026-13", "bad month"],
+          ["/calendar/2026-02-30", "bad day"],
+        ]
+      ) {
+        const page = await get(ctx, path, headers);
+        assert.equal(page.lang, lang, `${what} in ${lang}`);
+        assertOneLanguage(page, lang, what);
+      }
+      const welcome = await get(empty, "/", headers);
+      assert.ok(welcome.words.includes(t("public.browse.empty.text")));
+      assertOneLanguage(welcome, lang, "empty home");
+    }
+  } finally {
+    ctx.close();
+    empty.close();
   }
 });
 
