@@ -124,24 +124,10 @@ interface SeriesRow {
  */
 function seriesQuery(db: Db, now: number, take: number) {
   const o = sql.raw;
+  // A select from subqueries rather than a WITH: the embedded database's
+  // change marker (db/remote.ts) counts only statements starting with
+  // `select` as reads, and the public-read cache keeps answers until a write.
   return db.all<SeriesRow>(sql`
-with "firsts" as (
-  select "s"."id" as "sid", "s"."recurrent" as "rule", "s"."start_datetime" as "sstart",
-    (select "o"."id" from "events" "o"
-      where "o"."parentId" = "s"."id" and "o"."is_visible" = 1
-        and "o"."start_datetime" >= ${now} - max(${
-    o(String(DAY))
-  }, coalesce("s"."end_datetime" - "s"."start_datetime", 0))
-        and coalesce("o"."end_datetime", "o"."start_datetime") >= ${now}
-      order by "o"."start_datetime", "o"."id" limit 1) as "fid"
-  from "events" "s"
-  where "s"."parentId" is null and "s"."recurrent" is not null
-    and "s"."is_visible" = 1 and "s"."apUserApId" is null
-), "top" as (
-  select "f"."sid", "f"."rule", "f"."sstart", "f"."fid", "e"."start_datetime" as "fstart"
-  from "firsts" "f" join "events" "e" on "e"."id" = "f"."fid"
-  order by "e"."start_datetime", "e"."id" limit ${take}
-)
 select "top"."sid" as "sid", "top"."rule" as "rule", "top"."sstart" as "sstart",
   "e"."id" as "id", "e"."slug" as "slug", "e"."status" as "status", "e"."title" as "title",
   "e"."media" as "media", "e"."start_datetime" as "start_datetime",
@@ -150,7 +136,23 @@ select "top"."sid" as "sid", "top"."rule" as "rule", "top"."sstart" as "sstart",
   "p"."latitude" as "placeLatitude", "p"."longitude" as "placeLongitude",
   (select json_group_array("t"."tag" order by "t"."normalizedTag") from "event_tags" "et"
     join "tags" "t" on "t"."id" = "et"."tagId" where "et"."eventId" = "e"."id") as "tagList"
-from "top" join "events" "e" on "e"."id" in (
+from (
+  select "f"."sid", "f"."rule", "f"."sstart", "f"."fid", "n"."start_datetime" as "fstart"
+  from (
+    select "s"."id" as "sid", "s"."recurrent" as "rule", "s"."start_datetime" as "sstart",
+      (select "o"."id" from "events" "o"
+        where "o"."parentId" = "s"."id" and "o"."is_visible" = 1
+          and "o"."start_datetime" >= ${now} - max(${
+    o(String(DAY))
+  }, coalesce("s"."end_datetime" - "s"."start_datetime", 0))
+          and coalesce("o"."end_datetime", "o"."start_datetime") >= ${now}
+        order by "o"."start_datetime", "o"."id" limit 1) as "fid"
+    from "events" "s"
+    where "s"."parentId" is null and "s"."recurrent" is not null
+      and "s"."is_visible" = 1 and "s"."apUserApId" is null
+  ) "f" join "events" "n" on "n"."id" = "f"."fid"
+  order by "n"."start_datetime", "n"."id" limit ${take}
+) "top" join "events" "e" on "e"."id" in (
   select "o2"."id" from "events" "o2"
   where "o2"."parentId" = "top"."sid" and "o2"."is_visible" = 1
     and "o2"."start_datetime" >= "top"."fstart"
@@ -392,12 +394,12 @@ export async function loadMonthCounts(
     ),
     sql`, `,
   );
+  // From a VALUES list, not a WITH: reads start with `select` (seriesQuery).
   const rows = await db.all<{ d: number; n: number }>(sql`
-with "days"("d", "a", "b") as (values ${values})
-select "d", (select count(*) from "events" "e"
-  where "e"."start_datetime" >= "a" and "e"."start_datetime" < "b"
+select "days"."column1" as "d", (select count(*) from "events" "e"
+  where "e"."start_datetime" >= "days"."column2" and "e"."start_datetime" < "days"."column3"
     and ${sql.raw(listedLiterally(`"e"`, options.showRecurrent))}) as "n"
-from "days"`);
+from (values ${values}) "days"`);
   const counts = new Array<number>(days + 1).fill(0);
   let total = 0;
   for (const row of rows) {
