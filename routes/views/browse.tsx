@@ -455,16 +455,16 @@ export function MonthView(
                       ? (
                         <a
                           href={`/calendar/${dayKeyOf(day)}`}
-                          aria-label={`${calendarDayLabel(day, site)}${
-                            isToday
-                              ? ` (${t("public.browse.calendar.today")})`
-                              : ""
-                          }: ${words}`}
                           aria-current={isToday ? "date" : undefined}
                         >
-                          <span class="d">{d}</span>
+                          <span class="d">{d}</span>{" "}
                           <span class="n" aria-hidden="true">{n}</span>
                           <span class="w">{words}</span>
+                          {isToday && (
+                            <span class="visually-hidden">
+                              {` (${t("public.browse.calendar.today")})`}
+                            </span>
+                          )}
                         </a>
                       )
                       : (

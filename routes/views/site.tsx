@@ -198,7 +198,7 @@ footer.site h2 { font-size: 1rem; color: var(--fg); margin: 1rem 0 0.4rem; }
 .welcome .intro { font-size: 1.1rem; }
 .next-steps { padding-left: 1.1rem; }
 .next-steps li { margin: 0 0 1rem; }
-.next-steps .button { margin-top: 0.4rem; }
+.next-steps .button { margin: 0.4rem 0.5rem 0 0; }
 .steps { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0.5rem 1rem; margin: 0 0 1rem; }
 .steps .next { margin-left: auto; }
 table.month { width: 100%; table-layout: fixed; border-collapse: collapse; }
@@ -229,6 +229,8 @@ table.month td.today { outline: 3px solid var(--accent); outline-offset: -3px; }
 .index .count { color: var(--muted); font-size: 0.95rem; white-space: nowrap; }
 .tag-index { display: flex; flex-wrap: wrap; gap: 0.5rem; }
 .tag-index li { border: 1px solid var(--line); border-radius: 999px; padding: 0.2rem 0.75rem; }
+.tag-index a { text-decoration: none; font-weight: 600; }
+.tag-index a:hover { text-decoration: underline; }
 `;
 
 /** A complete public page; `nonce` must match the response's CSP `style-src`. */
