@@ -227,6 +227,11 @@ export const events = sqliteTable("events", {
   // Written by hand in 0005_listing_indexes.sql, like `events_last_idx`.
   // And `events_unconfirmed_idx` on (createdAt, id) `where is_visible = 0`,
   // the moderation queue, written by hand in 0010_unconfirmed_index.sql.
+  // The browse pages' (0014_browse_indexes.sql, by hand like the others):
+  // `events_parent_start_idx` on (parentId, start_datetime) `where parentId is
+  // not null`, a series' next dates; `events_listed_last_place_idx` on
+  // (coalesce(end_datetime, start_datetime), placeId, parentId) where listed
+  // (visible, local, not a template), the tags and places indexes' counts.
 ]);
 
 export const tags = sqliteTable("tags", {

@@ -11,6 +11,7 @@ import * as adminUsers from "./i18n/admin-users.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as publicPages from "./i18n/public.ts";
+import * as publicBrowse from "./i18n/public-browse.ts";
 import * as publicEmbed from "./i18n/public-embed.ts";
 import * as publicEvent from "./i18n/public-event.ts";
 import * as publicSearch from "./i18n/public-search.ts";
@@ -29,6 +30,7 @@ const EN = {
   ...publicEvent.en,
   ...publicEmbed.en,
   ...publicSearch.en,
+  ...publicBrowse.en,
   ...sources.en,
 } as const;
 
@@ -45,6 +47,7 @@ const IT: Record<MessageKey, string> = {
   ...publicEvent.it,
   ...publicEmbed.it,
   ...publicSearch.it,
+  ...publicBrowse.it,
   ...sources.it,
 };
 
@@ -54,18 +57,21 @@ const FR: Partial<Record<MessageKey, string>> = {
   ...publicEvent.fr,
   ...publicEmbed.fr,
   ...publicSearch.fr,
+  ...publicBrowse.fr,
 };
 const ES: Partial<Record<MessageKey, string>> = {
   ...publicPages.es,
   ...publicEvent.es,
   ...publicEmbed.es,
   ...publicSearch.es,
+  ...publicBrowse.es,
 };
 const DE: Partial<Record<MessageKey, string>> = {
   ...publicPages.de,
   ...publicEvent.de,
   ...publicEmbed.de,
   ...publicSearch.de,
+  ...publicBrowse.de,
 };
 
 const CATALOGUE: Record<string, Partial<Record<MessageKey, string>>> = {

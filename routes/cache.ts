@@ -35,7 +35,7 @@ const CACHEABLE = [
  * language, so their key carries the language the request asks for.
  */
 const PAGES =
-  /^\/$|^\/search$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$/;
+  /^\/$|^\/search$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$|^\/(past|tags|places)$|^\/calendar\/[^/]+$/;
 
 /** The instance feed, which takes the search page's filter (lib/events/filter.ts). */
 const INSTANCE_FEED = /^\/feed\/[^/]+$/;
@@ -88,6 +88,10 @@ export const CACHED_ROUTES = [
   "/place/*",
   "/collection/*",
   "/embed",
+  "/past",
+  "/tags",
+  "/places",
+  "/calendar/*",
 ];
 
 /**

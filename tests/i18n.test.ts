@@ -16,6 +16,7 @@ import { eq } from "drizzle-orm";
 import { events } from "../db/schema.ts";
 import { upsertActor } from "../lib/federation/actors.ts";
 import * as publicSearch from "../lib/i18n/public-search.ts";
+import * as publicBrowse from "../lib/i18n/public-browse.ts";
 import { LANGUAGE_NAMES, PUBLIC_LANGUAGES, translator } from "../lib/i18n.ts";
 import {
   call,
@@ -117,6 +118,7 @@ function englishFor(lang: string): string[] {
       ...Object.values(publicEvent.en),
       ...Object.values(publicEmbed.en),
       ...Object.values(publicSearch.en),
+      ...Object.values(publicBrowse.en),
     ]
   ) {
     for (const part of english.split(/\{\w+\}/)) {
@@ -126,11 +128,14 @@ function englishFor(lang: string): string[] {
       }
     }
   }
-  const date = new Date(START * 1000);
-  for (const option of [{ weekday: "long" }, { month: "long" }] as const) {
-    fragments.add(
-      new Intl.DateTimeFormat("en", { ...option, timeZone: TZ }).format(date),
-    );
+  // The English names of every weekday and month (the calendar shows them all).
+  for (let i = 0; i < 12; i++) {
+    const date = new Date(Date.UTC(2026, i, 1 + (i % 7), 12));
+    for (const option of [{ weekday: "long" }, { month: "long" }] as const) {
+      fragments.add(
+        new Intl.DateTimeFormat("en", { ...option, timeZone: TZ }).format(date),
+      );
+    }
   }
   return [...fragments];
 }
@@ -433,6 +438,63 @@ Deno.test("the search page is in the page's language: form, filters, count, resu
     }
   } finally {
     ctx.close();
+  }
+});
+
+Deno.test("the browse pages (home with a series, calendar, day, past, tags, places, empty home) are in one language", async () => {
+  const { ctx, admin } = await world();
+  const empty = await createTestApp();
+  try {
+    const res = await call(ctx, "POST", "/api/events", {
+      token: admin.token,
+      json: {
+        title: "Jam session",
+        start_datetime: START - DAY,
+        place_name: "Cantina Bentivoglio",
+        tags: ["jazz"],
+        recurrent: { frequency: "1m", type: "-1" },
+      },
+    });
+    assert.equal(res.status, 201, await res.text());
+    await call(ctx, "POST", "/api/events", {
+      token: admin.token,
+      json: {
+        title: "Old film",
+        start_datetime: START - 60 * DAY,
+        place_name: "Piazza Maggiore",
+      },
+    });
+    for (const lang of PUBLIC_LANGUAGES) {
+      const t = translator(lang);
+      const headers = { "accept-language": lang };
+      const home = await get(ctx, "/", headers);
+      assert.equal(home.lang, lang);
+      assert.equal(home.$$(".series .rule").length, 1, lang);
+      assert.ok(home.words.includes(t("public.browse.series.following")));
+      assertOneLanguage(home, lang, "home page with a series");
+      for (
+        const [path, what] of [
+          ["/calendar/2026-06", "month calendar"],
+          ["/calendar/2026-06-06", "day"],
+          ["/calendar/2026-06-08", "empty day"],
+          ["/past", "past events"],
+          ["/tags", "tags index"],
+          ["/places", "places index"],
+          ["/calendar/2026-13", "bad month"],
+          ["/calendar/2026-02-30", "bad day"],
+        ]
+      ) {
+        const page = await get(ctx, path, headers);
+        assert.equal(page.lang, lang, `${what} in ${lang}`);
+        assertOneLanguage(page, lang, what);
+      }
+      const welcome = await get(empty, "/", headers);
+      assert.ok(welcome.words.includes(t("public.browse.empty.text")));
+      assertOneLanguage(welcome, lang, "empty home");
+    }
+  } finally {
+    ctx.close();
+    empty.close();
   }
 });
 

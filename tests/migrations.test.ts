@@ -68,6 +68,8 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "imported_events_event_idx",
       "event_tags_tag_start_idx",
       "event_tags_tag_last_idx",
+      "events_parent_start_idx",
+      "events_listed_last_place_idx",
     ]
   ) assert.ok(indexes.has(i), `index ${i}`);
   const triggers = await names(database, "trigger");

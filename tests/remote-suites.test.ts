@@ -12,9 +12,10 @@ const SUITES = [
   "tests/federation.test.ts",
   "tests/feeds.test.ts",
   "tests/backup.test.ts",
+  "tests/pages-browse.test.ts",
 ];
 
-Deno.test("the API, OAuth, federation and feed suites pass on a remote (Hrana) database", async () => {
+Deno.test("the API, OAuth, federation, feed and browse-page suites pass on a remote (Hrana) database", async () => {
   const root = new URL("..", import.meta.url);
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["test", "--config", "deno.dev.json", "--allow-all", ...SUITES],

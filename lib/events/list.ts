@@ -111,12 +111,12 @@ function ongoingAt(moment: Moment): SQL {
 }
 
 /** A moment (Unix seconds) and the moment a day before it, or their placeholders. */
-interface Moment {
+export interface Moment {
   at: number | Placeholder;
   dayBefore: number | Placeholder;
 }
 
-function momentOf(at: number): Moment {
+export function momentOf(at: number): Moment {
   return { at, dayBefore: at - DAY };
 }
 
@@ -127,7 +127,7 @@ function momentOf(at: number): Moment {
  * earlier, so the concatenation is in order. `+ 0` keeps the planner from
  * walking events_start_idx for the order of the first set.
  */
-function runningFrom<T extends SQLiteSelect>(
+export function runningFrom<T extends SQLiteSelect>(
   from: () => T,
   moment: Moment,
   conditions: SQL[],

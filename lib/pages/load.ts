@@ -1,7 +1,7 @@
 /**
  * What the public HTML pages show, read with a fixed number of queries per
- * page (no N+1): the home page's upcoming events by day, one event, and the
- * tag, place and collection listings. Only visible events are ever returned.
+ * page (no N+1): one event, and the tag, place and collection listings
+ * (the browse pages' are in browse.ts). Only visible events are ever returned.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -16,116 +16,15 @@ import {
   listUpcomingAndPastQuery,
   type SplitLimits,
 } from "../events/list.ts";
-import {
-  type BatchItem,
-  selectAsOne,
-  selectSummaries,
-  summaryOf,
-  type SummaryRow,
-} from "../events/load.ts";
+import { type BatchItem, selectAsOne } from "../events/load.ts";
 import type { EventRow, EventSummary, PlaceRow } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
-import { dayKey, dayLabel, type Locality } from "./format.ts";
 import { type EventOrigin, eventOrigin } from "./links.ts";
 
-/** Events per home page. */
-export const HOME_PAGE_SIZE = 20;
-/** The deepest home page (page * size stays within the API's search depth). */
-export const HOME_MAX_PAGE = 500;
 /** How many upcoming and past events the tag, place and collection pages list. */
 export const LISTING_LIMITS: SplitLimits = { limit: 50, pastLimit: 20 };
 /** How many next dates a series' page lists. */
 export const OCCURRENCES_LIMIT = 20;
-
-/** Events of one calendar day (or those already running, under `ongoing`). */
-export interface DayGroup {
-  /** `YYYY-MM-DD` in the instance time zone, or `ongoing`. */
-  key: string;
-  /** The day in words, or null for the group of running events. */
-  label: string | null;
-  events: EventSummary[];
-}
-
-/**
- * Consecutive groups of events (sorted by start) by their start day in the
- * time zone; events that started before `now` and still run come first under
- * `ongoing`.
- */
-export function groupByDay(
-  list: EventSummary[],
-  now: number,
-  locality: Locality,
-): DayGroup[] {
-  const groups: DayGroup[] = [];
-  for (const event of list) {
-    const ongoing = event.start_datetime < now;
-    const key = ongoing
-      ? "ongoing"
-      : dayKey(event.start_datetime, locality.timezone);
-    const last = groups.at(-1);
-    if (last && last.key === key) {
-      last.events.push(event);
-    } else {
-      groups.push({
-        key,
-        label: ongoing ? null : dayLabel(event.start_datetime, locality),
-        events: [event],
-      });
-    }
-  }
-  return groups;
-}
-
-export interface HomePage {
-  page: number;
-  pageSize: number;
-  hasPrevious: boolean;
-  hasNext: boolean;
-  days: DayGroup[];
-}
-
-/**
- * One page of the upcoming visible local events (running or to come),
- * ascending by start then id, grouped by day. One round trip: two index
- * searches (running since before now; starting from now) whose rows carry
- * their places and tags.
- */
-export async function loadHomePage(
-  db: Db,
-  now: number,
-  page: number,
-  pageSize: number,
-  options: Locality & { showRecurrent: boolean },
-): Promise<HomePage> {
-  const conditions = listableConditions(options.showRecurrent);
-  const offset = (page - 1) * pageSize;
-  // One more than the page, to know whether a next page exists.
-  const take = offset + pageSize + 1;
-  const [running, starting] = await selectAsOne<SummaryRow[][]>(db, [
-    // `+ 0` keeps the planner off the start index: the range on
-    // (end ?? start) is what bounds this set.
-    selectSummaries(db).where(
-      and(
-        ...conditions,
-        sql`${lastMoment} >= ${now}`,
-        sql`${events.start_datetime} + 0 < ${now}`,
-      ),
-    ).orderBy(sql`${events.start_datetime} + 0`, asc(events.id)).limit(take),
-    selectSummaries(db).where(
-      and(...conditions, sql`${events.start_datetime} >= ${now}`),
-    ).orderBy(asc(events.start_datetime), asc(events.id)).limit(take),
-  ]);
-  // Everything running started before anything starting from now.
-  const all = [...running, ...starting];
-  const summaries = all.slice(offset, offset + pageSize).map(summaryOf);
-  return {
-    page,
-    pageSize,
-    hasPrevious: page > 1,
-    hasNext: all.length > offset + pageSize,
-    days: groupByDay(summaries, now, options),
-  };
-}
 
 /** A next date of a series. */
 export interface Occurrence {

@@ -20,7 +20,17 @@ import {
   type BatchRead,
   runRead,
 } from "../events/load.ts";
-import { type DayGroup, groupByDay } from "./load.ts";
+import type { EventSummary } from "../events/serialize.ts";
+import { groupEntriesByDay } from "./browse.ts";
+
+/** Results of one calendar day (or those already running, under `ongoing`). */
+export interface DayGroup {
+  /** `YYYY-MM-DD` in the instance time zone, or `ongoing`. */
+  key: string;
+  /** The day in words, or null for the group of running events. */
+  label: string | null;
+  events: EventSummary[];
+}
 import type { Locality } from "./format.ts";
 import { PUBLIC_LANGUAGES } from "../i18n.ts";
 
@@ -208,7 +218,16 @@ export async function loadSearchPage(
     hasNext: rows.length > SEARCH_PAGE_SIZE,
     count: found,
     start: search.start,
-    days: groupByDay(rows.slice(0, SEARCH_PAGE_SIZE), search.start, options),
+    // The home page's grouping, every result an entry of its own.
+    days: groupEntriesByDay(
+      rows.slice(0, SEARCH_PAGE_SIZE).map((event) => ({ event, series: null })),
+      search.start,
+      options,
+    ).map((day) => ({
+      key: day.key,
+      label: day.label,
+      events: day.entries.map((entry) => entry.event),
+    })),
     tagChoices,
     placeChoices,
     placeNames,

@@ -1,6 +1,6 @@
 /**
- * The public pages: home (upcoming events by day), event, tag, place,
- * collection, and the HTML error page. Events carry h-event microformats.
+ * The public pages: event, tag, place, collection (the home page and the
+ * other browse pages are in browse.tsx), and the HTML error page. Events carry h-event microformats.
  */
 import type { Translate } from "../../lib/i18n.ts";
 import { publicMediaUrl } from "../../lib/media/public.ts";
@@ -26,7 +26,6 @@ import {
 } from "../../lib/pages/links.ts";
 import {
   type EventPage,
-  type HomePage,
   LISTING_LIMITS,
   type SplitListing,
 } from "../../lib/pages/load.ts";
@@ -68,14 +67,14 @@ function statusWords(
   };
 }
 
-function StatusBadge(props: { status: EventStatus; t: Translate }) {
+export function StatusBadge(props: { status: EventStatus; t: Translate }) {
   const words = statusWords(props.status, props.t);
   if (!words.badge) return null;
   return <span class={`badge st-${props.status}`}>{words.badge}</span>;
 }
 
 /** One event in a list, as an h-event. */
-function EventItem(
+export function EventItem(
   props: {
     event: EventSummary;
     site: SiteInfo;
@@ -169,84 +168,6 @@ export function EventList(
         />
       ))}
     </ol>
-  );
-}
-
-/** The home page: upcoming events grouped by day, with paging. */
-export function HomeView(
-  props: { site: SiteInfo; nonce: string; data: HomePage },
-) {
-  const { site, data } = props;
-  const { t } = site;
-  const base = site.baseUrl;
-  const pageUrl = (n: number) => n === 1 ? "/" : `/?page=${n}`;
-  const empty = data.days.length === 0;
-  return (
-    <SitePage
-      site={site}
-      nonce={props.nonce}
-      meta={{
-        title: data.page === 1
-          ? site.title
-          : t("public.home.titlePage", { page: data.page }),
-        description: site.description ||
-          t("public.home.description", { site: site.title }),
-        canonical: `${base}${pageUrl(data.page)}`,
-        section: "upcoming",
-        feeds: allEvents(t),
-        prev: data.hasPrevious ? pageUrl(data.page - 1) : undefined,
-        next: data.hasNext ? pageUrl(data.page + 1) : undefined,
-      }}
-    >
-      <h1>
-        {t("public.home.heading")}
-        {data.page > 1 && (
-          <>
-            {" "}
-            <span class="muted">
-              {t("public.home.pageNumber", { page: data.page })}
-            </span>
-          </>
-        )}
-      </h1>
-      {site.description && data.page === 1 && (
-        <p class="muted intro">{site.description}</p>
-      )}
-      {empty && (
-        <p class="empty">
-          {data.page === 1 ? t("public.home.empty") : t("public.home.noMore")}
-        </p>
-      )}
-      <div class="h-feed">
-        {data.days.map((day) => {
-          const id = `day-${day.key}`;
-          return (
-            <section class="day" aria-labelledby={id}>
-              <h2 id={id}>{day.label ?? t("public.home.now")}</h2>
-              <EventList
-                events={day.events}
-                site={site}
-                withDate={day.label === null}
-              />
-            </section>
-          );
-        })}
-      </div>
-      {(data.hasPrevious || data.hasNext) && (
-        <nav class="pager" aria-label={t("public.pages")}>
-          {data.hasPrevious && (
-            <a class="prev" rel="prev" href={pageUrl(data.page - 1)}>
-              {t("public.previous")}
-            </a>
-          )}
-          {data.hasNext && (
-            <a class="next" rel="next" href={pageUrl(data.page + 1)}>
-              {t("public.next")}
-            </a>
-          )}
-        </nav>
-      )}
-    </SitePage>
   );
 }
 

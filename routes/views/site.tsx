@@ -217,6 +217,45 @@ ul.place-links li { display: inline-flex; align-items: center; gap: 0.3rem; }
 .place-card p { margin: 0.2rem 0; }
 .place-card .address { font-size: 1.05rem; }
 .count { margin: 0.75rem 0 0; }
+.rule { margin: 0.25rem 0 0; font-weight: 600; font-size: 0.95rem; }
+.following { margin: 0.15rem 0 0; color: var(--muted); font-size: 0.95rem; }
+.following a { white-space: nowrap; }
+.welcome .intro { font-size: 1.1rem; }
+.next-steps { padding-left: 1.1rem; }
+.next-steps li { margin: 0 0 1rem; }
+.next-steps .button { margin: 0.4rem 0.5rem 0 0; }
+.steps { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0.5rem 1rem; margin: 0 0 1rem; }
+.steps .next { margin-left: auto; }
+table.month { width: 100%; table-layout: fixed; border-collapse: collapse; }
+table.month caption { text-align: left; color: var(--muted); font-size: 0.95rem; padding-bottom: 0.4rem; }
+table.month th { font-size: 0.85rem; font-weight: 600; color: var(--muted); padding: 0.3rem 0; }
+table.month abbr { text-decoration: none; }
+table.month td { border: 1px solid var(--line); vertical-align: top; height: 4.6rem; padding: 0; }
+table.month td.out { background: transparent; border-color: transparent; }
+table.month td > * { display: block; padding: 0.3rem 0.4rem; height: 100%; }
+table.month td.has a { text-decoration: none; color: var(--fg); }
+table.month td.has { background: color-mix(in srgb, var(--accent) 12%, var(--bg)); }
+table.month td.has a:hover .w { text-decoration: underline; }
+table.month .d { font-weight: 600; }
+table.month td:not(.has) .d { color: var(--muted); font-weight: 400; }
+table.month td.has .d { display: block; }
+table.month .w { display: block; font-size: 0.8rem; color: var(--accent); line-height: 1.25; }
+table.month .n { display: none; }
+table.month td.today { outline: 3px solid var(--accent); outline-offset: -3px; }
+@media (max-width: 36rem) {
+  table.month td { height: 3.1rem; }
+  table.month td > * { padding: 0.2rem; text-align: center; }
+  table.month .w { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.month .n { display: inline-block; min-width: 1.4rem; margin-top: 0.15rem; border-radius: 999px;
+    background: var(--accent); color: var(--accent-fg); font-size: 0.75rem; font-weight: 700; line-height: 1.4; }
+}
+.index { list-style: none; padding: 0; margin: 0; }
+.index li { padding: 0.55rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+.index .count { color: var(--muted); font-size: 0.95rem; white-space: nowrap; }
+.tag-index { display: flex; flex-wrap: wrap; gap: 0.5rem; }
+.tag-index li { border: 1px solid var(--line); border-radius: 999px; padding: 0.2rem 0.75rem; }
+.tag-index a { text-decoration: none; font-weight: 600; }
+.tag-index a:hover { text-decoration: underline; }
 `;
 
 /** A complete public page; `nonce` must match the response's CSP `style-src`. */

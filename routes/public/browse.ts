@@ -1,0 +1,216 @@
+/**
+ * The browse pages: the home page (upcoming events by day, each series
+ * once), the month calendar and its days, past events, and the indexes of
+ * tags and places. HTTP only: what they show comes from lib/pages/browse.ts.
+ *
+ * - `GET /` (`?page=`), `GET /past` (`?page=`), `GET /tags`, `GET /places` (`?page=`)
+ * - `GET /calendar` -> 302 to the current month (instance time zone)
+ * - `GET /calendar/YYYY-MM`, `GET /calendar/YYYY-MM-DD` (`?page=`)
+ *
+ * Bad page numbers, months and days answer a 400 page.
+ */
+import { type Context, Hono } from "hono";
+import { randomToken } from "../../lib/auth/tokens.ts";
+import { unixNow } from "../../lib/clock.ts";
+import {
+  DAY_MAX_PAGE,
+  HOME_MAX_PAGE,
+  INDEX_MAX_PAGE,
+  loadDayPage,
+  loadHomeEntries,
+  loadMonthCounts,
+  loadPastPage,
+  loadPlaceIndex,
+  loadTagIndex,
+  PAST_MAX_PAGE,
+} from "../../lib/pages/browse.ts";
+import {
+  dayOf,
+  FIRST_YEAR,
+  LAST_YEAR,
+  monthKey,
+  parseDay,
+  parseMonth,
+} from "../../lib/pages/calendar.ts";
+import { getSettings, type Settings } from "../../lib/settings.ts";
+import type { AppEnv, RouteDeps } from "../env.ts";
+import {
+  DayView,
+  HomeView,
+  MonthView,
+  PastView,
+  PlacesView,
+  TagsView,
+} from "../views/browse.tsx";
+import { createPublicKit } from "./kit.ts";
+
+/** A `?page=` value: 1 when absent, null when not a whole number from 1 to `max`. */
+function pageOf(raw: string | undefined, max: number): number | null {
+  if (raw === undefined) return 1;
+  if (!/^[1-9]\d{0,5}$/.test(raw)) return null;
+  const page = Number(raw);
+  return page <= max ? page : null;
+}
+
+/** The browse pages' routes. */
+export function browseRoutes(deps: RouteDeps) {
+  const app = new Hono<AppEnv>();
+  const { db } = deps.database;
+  const { siteOf, send, render, errorPage } = createPublicKit(deps);
+  const now = () => unixNow(deps.clock);
+
+  /** The page number of the request, or the 400 page's answer. */
+  function pageParam(c: Context<AppEnv>, settings: Settings, max: number) {
+    const page = pageOf(c.req.query("page"), max);
+    if (page !== null) return { page };
+    return {
+      answer: errorPage(c, settings, 400, (t) => ({
+        title: t("public.badPage.title"),
+        message: t("public.badPage.text", { max }),
+      })),
+    };
+  }
+
+  app.get("/", async (c) => {
+    const settings = await getSettings(db);
+    const { page, answer } = pageParam(c, settings, HOME_MAX_PAGE);
+    if (answer) return answer;
+    const site = siteOf(c, settings);
+    const at = now();
+    const data = await loadHomeEntries(db, at, page, {
+      ...site,
+      showRecurrent: settings.recurrent_event_visible,
+    });
+    const nonce = randomToken(16);
+    return send(
+      c,
+      nonce,
+      HomeView({
+        site,
+        nonce,
+        data,
+        submit: {
+          anonymous: settings.allow_anon_event,
+          registration: settings.allow_registration,
+        },
+      }),
+    );
+  });
+
+  app.get("/past", async (c) => {
+    const settings = await getSettings(db);
+    const { page, answer } = pageParam(c, settings, PAST_MAX_PAGE);
+    if (answer) return answer;
+    const data = await loadPastPage(
+      db,
+      now(),
+      page,
+      settings.recurrent_event_visible,
+    );
+    return render(
+      c,
+      settings,
+      ({ site, nonce }) => PastView({ site, nonce, data }),
+    );
+  });
+
+  app.get("/tags", async (c) => {
+    const settings = await getSettings(db);
+    const { page, answer } = pageParam(c, settings, INDEX_MAX_PAGE);
+    if (answer) return answer;
+    const data = await loadTagIndex(
+      db,
+      now(),
+      page,
+      settings.recurrent_event_visible,
+    );
+    return render(
+      c,
+      settings,
+      ({ site, nonce }) => TagsView({ site, nonce, data }),
+    );
+  });
+
+  app.get("/places", async (c) => {
+    const settings = await getSettings(db);
+    const { page, answer } = pageParam(c, settings, INDEX_MAX_PAGE);
+    if (answer) return answer;
+    const data = await loadPlaceIndex(
+      db,
+      now(),
+      page,
+      settings.recurrent_event_visible,
+    );
+    return render(
+      c,
+      settings,
+      ({ site, nonce }) => PlacesView({ site, nonce, data }),
+    );
+  });
+
+  // The current month has one address: a redirect keeps each month's page
+  // one cache entry, whatever day it is asked on.
+  app.get("/calendar", async (c) => {
+    const settings = await getSettings(db);
+    const today = dayOf(now(), settings.instance_timezone);
+    const query = new URL(c.req.url).search;
+    c.header("Cache-Control", "no-store");
+    return c.redirect(
+      `/calendar/${monthKey(today.year, today.month)}${query}`,
+      302,
+    );
+  });
+
+  app.get("/calendar/:when", async (c) => {
+    const settings = await getSettings(db);
+    const when = c.req.param("when");
+    const range = {
+      first: String(FIRST_YEAR),
+      last: String(LAST_YEAR),
+    };
+    const today = dayOf(now(), settings.instance_timezone);
+    const options = {
+      timezone: settings.instance_timezone,
+      showRecurrent: settings.recurrent_event_visible,
+    };
+    // A day: YYYY-MM-DD (anything with a second dash is meant as one).
+    if (when.split("-").length > 2) {
+      const day = parseDay(when);
+      if (!day) {
+        return errorPage(c, settings, 400, (t) => ({
+          title: t("public.browse.day.badDay.title"),
+          message: t("public.browse.day.badDay.text", {
+            example: "2026-06-21",
+            ...range,
+          }),
+        }));
+      }
+      const { page, answer } = pageParam(c, settings, DAY_MAX_PAGE);
+      if (answer) return answer;
+      const data = await loadDayPage(db, day, page, options);
+      return render(
+        c,
+        settings,
+        ({ site, nonce }) => DayView({ site, nonce, day, data }),
+      );
+    }
+    const month = parseMonth(when);
+    if (!month) {
+      return errorPage(c, settings, 400, (t) => ({
+        title: t("public.browse.calendar.badMonth.title"),
+        message: t("public.browse.calendar.badMonth.text", {
+          example: "2026-06",
+          ...range,
+        }),
+      }));
+    }
+    const data = await loadMonthCounts(db, month.year, month.month, options);
+    return render(
+      c,
+      settings,
+      ({ site, nonce }) => MonthView({ site, nonce, data, today }),
+    );
+  });
+
+  return app;
+}
