@@ -72,7 +72,13 @@ async function get(
     $$(selector).map((e) => e.getAttribute(name) ?? "");
   // Elements are written without whitespace between them: spaced, so that
   // the text of one never runs into the next ("Participation" + "Either way").
-  const spaced = (parseHTML(html.replace(/></g, "> <")) as unknown as {
+  // Code is not prose: the snippets to copy (`<quando-events>`) are left out.
+  const spaced = (parseHTML(
+    html.replace(/></g, "> <").replace(
+      /(<textarea[^>]*>)[\s\S]*?(<\/textarea>)/g,
+      "$1$2",
+    ),
+  ) as unknown as {
     document: Doc;
   }).document;
   const words = [
