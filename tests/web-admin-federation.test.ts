@@ -24,64 +24,11 @@ import {
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
+import { csrfOf, type Fields, get, postForm, signIn } from "./web-helpers.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const DAY = 86_400;
 const REMOTE = "https://gancio.example/federation/u/relay";
-
-type Fields = Record<string, string | string[]>;
-
-/** Posts a form as a browser of this site would (Origin: the instance). */
-function postForm(
-  ctx: { app: TestContext["app"]; config: TestContext["config"] },
-  path: string,
-  fields: Fields,
-  headers: Record<string, string> = {},
-) {
-  const body = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) {
-    for (const item of Array.isArray(v) ? v : [v]) body.append(k, item);
-  }
-  return Promise.resolve(ctx.app.request(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      origin: new URL(ctx.config.baseUrl).origin,
-      ...headers,
-    },
-    body,
-  }));
-}
-
-/** Signs in through the form; returns the Cookie header value. */
-async function signIn(
-  ctx: { app: TestContext["app"]; config: TestContext["config"] },
-  who: { email: string; password: string },
-): Promise<string> {
-  const res = await postForm(ctx, "/login", {
-    email: who.email,
-    password: who.password,
-  });
-  assert.equal(res.status, 303, await res.text());
-  return (res.headers.get("set-cookie") ?? "").split(";")[0];
-}
-
-function get(
-  ctx: { app: TestContext["app"] },
-  path: string,
-  cookie?: string,
-) {
-  return Promise.resolve(
-    ctx.app.request(path, { headers: cookie ? { cookie } : {} }),
-  );
-}
-
-/** The CSRF token in a page's forms. */
-function csrfOf(html: string): string {
-  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
-  assert.ok(match, "no csrf_token in the page");
-  return match[1];
-}
 
 /** A page's HTML, asserting its status. */
 async function page(

@@ -17,58 +17,12 @@ import {
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
-
-/** Posts a form as a browser of this site would (Origin: the instance). */
-function postForm(
-  ctx: TestContext,
-  path: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-) {
-  return ctx.app.request(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      origin: new URL(ctx.config.baseUrl).origin,
-      ...headers,
-    },
-    body: new URLSearchParams(fields),
-  });
-}
-
-function get(ctx: TestContext, path: string, cookie?: string) {
-  return ctx.app.request(path, { headers: cookie ? { cookie } : {} });
-}
-
-/** The session cookie a response sets (name=value). */
-function cookieOf(res: Response): string {
-  const pair = (res.headers.get("set-cookie") ?? "").split(";")[0];
-  assert.match(pair, /^quando_session=[A-Za-z0-9_-]{43}$/);
-  return pair;
-}
-
-/** Signs in through the form; returns the Cookie header value. */
-async function signIn(
-  ctx: TestContext,
-  email: string,
-  password: string,
-): Promise<string> {
-  const res = await postForm(ctx, "/login", { email, password });
-  assert.equal(res.status, 303, await res.text());
-  return cookieOf(res);
-}
-
-/** The CSRF token in a page's forms. */
-function csrfOf(html: string): string {
-  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
-  assert.ok(match, "no csrf_token in the page");
-  return match[1];
-}
+import { cookieOf, csrfOf, get, postForm, signIn } from "./web-helpers.ts";
 
 /** An admin signed in through the form, with their page's CSRF token. */
 async function adminSession(ctx: TestContext) {
   const admin = await userWithToken(ctx, "admin");
-  const cookie = await signIn(ctx, admin.email, admin.password);
+  const cookie = await signIn(ctx, admin);
   const page = await get(ctx, "/admin/users", cookie);
   assert.equal(page.status, 200);
   return { ...admin, cookie, csrf: csrfOf(await page.text()) };
@@ -144,7 +98,7 @@ Deno.test("users and settings pages: admins only; visitors are sent to sign in, 
     ];
     for (const role of ["user", "editor"] as const) {
       const other = await createTestUser(ctx, { role });
-      const cookie = await signIn(ctx, other.email, other.password);
+      const cookie = await signIn(ctx, other);
       for (const path of PAGES) {
         assert.equal((await get(ctx, path, cookie)).status, 403, path);
       }
@@ -633,7 +587,7 @@ Deno.test("users page: deactivation ends the user's sessions and login tokens at
   try {
     const admin = await adminSession(ctx);
     const member = await userWithToken(ctx, "editor");
-    const cookie = await signIn(ctx, member.email, member.password);
+    const cookie = await signIn(ctx, member);
     assert.equal((await get(ctx, "/admin", cookie)).status, 200);
     const post = (path: string) =>
       postForm(ctx, path, { csrf_token: admin.csrf }, { cookie: admin.cookie });
@@ -664,7 +618,7 @@ Deno.test("users page: deactivation ends the user's sessions and login tokens at
       /can sign in again/,
     );
     assert.equal((await get(ctx, "/admin", cookie)).status, 303, "still out");
-    const again = await signIn(ctx, member.email, member.password);
+    const again = await signIn(ctx, member);
     assert.equal((await get(ctx, "/admin", again)).status, 200);
   } finally {
     ctx.close();
@@ -764,7 +718,7 @@ Deno.test("account page: the e-mail changes with the password; a wrong password,
   try {
     const member = await createTestUser(ctx, { role: "user" });
     const other = await createTestUser(ctx, { role: "user" });
-    const cookie = await signIn(ctx, member.email, member.password);
+    const cookie = await signIn(ctx, member);
     const page = await (await get(ctx, "/account", cookie)).text();
     assert.match(page, /Change your e-mail/);
     assert.match(page, /<label for="new_email">/);
