@@ -10,13 +10,14 @@
 import assert from "node:assert/strict";
 import {
   axeViolations,
+  keepScreenshot,
   launchChromium,
+  phoneContext,
   scrollsSideways,
   signInThroughForm,
 } from "./browser.ts";
 import { startServerProcess } from "./helpers.ts";
 
-const ARTIFACTS = new URL("./artifacts/", import.meta.url);
 const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
 
 async function api(
@@ -64,10 +65,7 @@ Deno.test({
         allow_registration: true,
       });
       // A visitor submits an event through the form, on a phone.
-      const visitor = await browser.newContext({
-        viewport: { width: 390, height: 844 },
-        deviceScaleFactor: 2,
-      });
+      const visitor = await phoneContext(browser);
       const form = await visitor.newPage();
       await form.goto(`${quando.base}/register`);
       assert.deepEqual(await axeViolations(form), [], "/register");
@@ -93,10 +91,7 @@ Deno.test({
       await form.getByLabel("Description", { exact: true }).fill(
         "Bring something broken.\n\nhttps://example.org/repair",
       );
-      await form.screenshot({
-        path: new URL("submit-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(form, "submit-phone.png");
       await form.getByRole("button", { name: "Submit" }).click();
       await form.getByRole("status").waitFor();
       assert.match(
@@ -110,18 +105,12 @@ Deno.test({
       )).json();
       assert.equal(event.title, "Repair café");
 
-      const context = await browser.newContext({
-        viewport: { width: 390, height: 844 },
-        deviceScaleFactor: 2,
-      });
+      const context = await phoneContext(browser);
       const page = await context.newPage();
       await page.goto(`${quando.base}/admin`);
       assert.match(new URL(page.url()).pathname, /^\/login$/);
       assert.deepEqual(await axeViolations(page), [], "/login");
-      await page.screenshot({
-        path: new URL("admin-login-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(page, "admin-login-phone.png");
       // The keyboard alone: the instance's name (a link home), then the
       // first field.
       await page.keyboard.press("Tab");
@@ -145,10 +134,7 @@ Deno.test({
         "document.documentElement.scrollWidth",
       ) as number;
       assert.ok(width <= 390, `scrolls sideways: ${width}px`);
-      await page.screenshot({
-        path: new URL("admin-queue-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(page, "admin-queue-phone.png");
 
       await Promise.all([
         page.waitForURL(/\/admin\?confirmed=1$/),
@@ -163,11 +149,7 @@ Deno.test({
       await context.close();
 
       // In dark: a visitor submits a second event, an admin finds it waiting.
-      const dark = await browser.newContext({
-        colorScheme: "dark",
-        viewport: { width: 390, height: 844 },
-        deviceScaleFactor: 2,
-      });
+      const dark = await phoneContext(browser, true);
       const night = await dark.newPage();
       for (
         const path of ["/register", "/submit?lang=it", "/submit?lang=en"]
@@ -179,19 +161,13 @@ Deno.test({
       await night.getByLabel("Starts", { exact: true }).fill(`${day}T21:00`);
       await night.getByLabel("Place", { exact: true }).fill("Porta Saragozza");
       assert.equal(await scrollsSideways(night), false, "/submit in dark");
-      await night.screenshot({
-        path: new URL("submit-phone-dark.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(night, "submit-phone-dark.png");
       await night.getByRole("button", { name: "Submit" }).click();
       await night.getByRole("status").waitFor();
       assert.deepEqual(await axeViolations(night), [], "submitted, in dark");
       await night.goto(`${quando.base}/login`);
       assert.deepEqual(await axeViolations(night), [], "/login in dark");
-      await night.screenshot({
-        path: new URL("admin-login-phone-dark.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(night, "admin-login-phone-dark.png");
       await signInThroughForm(night, quando.base, ADMIN, "/admin");
       assert.equal(
         await night.getByRole("heading", { level: 1 }).textContent(),
@@ -200,10 +176,7 @@ Deno.test({
       assert.ok(await night.getByText("Night walk").isVisible());
       assert.deepEqual(await axeViolations(night), [], "/admin in dark");
       assert.equal(await scrollsSideways(night), false, "/admin in dark");
-      await night.screenshot({
-        path: new URL("admin-queue-phone-dark.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(night, "admin-queue-phone-dark.png");
       await night.goto(`${quando.base}/account`);
       assert.deepEqual(await axeViolations(night), [], "/account in dark");
       await dark.close();

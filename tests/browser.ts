@@ -108,10 +108,13 @@ export async function inspectPage(
 ): Promise<void> {
   assert.deepEqual(await axeViolations(page), [], name);
   assert.equal(await scrollsSideways(page), false, `${name} scrolls sideways`);
-  if (screenshot) {
-    await page.screenshot({
-      path: new URL(screenshot, ARTIFACTS).pathname,
-      fullPage: true,
-    });
-  }
+  if (screenshot) await keepScreenshot(page, screenshot);
+}
+
+/** Keeps a full-page screenshot of the page in tests/artifacts/ under `file`. */
+export async function keepScreenshot(page: Page, file: string): Promise<void> {
+  await page.screenshot({
+    path: new URL(file, ARTIFACTS).pathname,
+    fullPage: true,
+  });
 }

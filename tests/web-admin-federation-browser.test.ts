@@ -8,32 +8,17 @@
  * screenshots go to tests/artifacts/.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import {
-  axeViolations,
+  inspectPage,
   launchChromium,
-  scrollsSideways,
+  phoneContext,
   signInThroughForm,
 } from "./browser.ts";
 import { startPeer } from "./fedpeer.ts";
 import { apiAt, eventually, loginAt, startServerProcess } from "./helpers.ts";
 
-const ARTIFACTS = new URL("./artifacts/", import.meta.url);
 const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
-const PHONE = { width: 390, height: 844 };
-
-/** Checks a page as a visitor would meet it: axe, no sideways scrolling. */
-async function checkPage(page: Page, what: string) {
-  assert.deepEqual(await axeViolations(page), [], what);
-  assert.equal(await scrollsSideways(page), false, `${what} scrolls sideways`);
-}
-
-async function shoot(page: Page, name: string) {
-  await page.screenshot({
-    path: new URL(`${name}.png`, ARTIFACTS).pathname,
-    fullPage: true,
-  });
-}
 
 /** A signed-in admin's page in a phone-sized context of the colour scheme. */
 async function adminPage(
@@ -42,11 +27,7 @@ async function adminPage(
   colorScheme: "light" | "dark",
   next: string,
 ) {
-  const context = await browser.newContext({
-    viewport: PHONE,
-    deviceScaleFactor: 2,
-    colorScheme,
-  });
+  const context = await phoneContext(browser, colorScheme === "dark");
   const page = await context.newPage();
   await signInThroughForm(page, base, ADMIN, next);
   return { context, page };
@@ -102,7 +83,7 @@ Deno.test({
         "Fediverse",
       );
       assert.ok(await page.getByText("No actor is known yet.").isVisible());
-      await checkPage(page, "/admin/fediverse, empty");
+      await inspectPage(page, "/admin/fediverse, empty");
       await page.getByLabel("Actor, handle or instance").fill(peer.actorId);
       await Promise.all([
         page.waitForURL(/done=trusted/),
@@ -152,17 +133,16 @@ Deno.test({
         ]),
         [[domain, true]],
       );
-      await checkPage(page, "/admin/fediverse");
-      await shoot(page, "admin-fediverse-phone");
+      await inspectPage(page, "/admin/fediverse", "admin-fediverse-phone.png");
       await instance.getByRole("link", { name: `Actors of ${domain}: 1` })
         .click();
       await page.waitForURL(/\/admin\/fediverse\/instances\//);
       assert.ok(await page.getByText("Test events").isVisible());
-      await checkPage(page, "/admin/fediverse/instances/{domain}");
+      await inspectPage(page, "/admin/fediverse/instances/{domain}");
 
       // ---- A collection with a tag filter; its public page.
       await page.goto(`${quando.base}/admin/collections`);
-      await checkPage(page, "/admin/collections, empty");
+      await inspectPage(page, "/admin/collections, empty");
       await page.getByLabel("Name", { exact: true }).fill("Jazz nights");
       await Promise.all([
         page.waitForURL(/\/admin\/collections\/\d+\?done=created$/),
@@ -180,8 +160,11 @@ Deno.test({
           "Includes events with tags jazz and from this instance",
         ).isVisible(),
       );
-      await checkPage(page, "/admin/collections/{id}");
-      await shoot(page, "admin-collections-phone");
+      await inspectPage(
+        page,
+        "/admin/collections/{id}",
+        "admin-collections-phone.png",
+      );
       await page.getByRole("link", { name: "/collection/Jazz nights" })
         .click();
       await page.waitForURL(/\/collection\/Jazz%20nights$/);
@@ -194,7 +177,7 @@ Deno.test({
         await page.getByRole("heading", { level: 1 }).textContent(),
         "Delete the collection Jazz nights?",
       );
-      await checkPage(page, "/admin/collections/{id}/delete");
+      await inspectPage(page, "/admin/collections/{id}/delete");
 
       // ---- Apps: the list, then delete one after confirming.
       await page.goto(`${quando.base}/admin/clients`);
@@ -205,13 +188,12 @@ Deno.test({
       assert.ok(
         await page.getByText("https://pocket.example/callback").isVisible(),
       );
-      await checkPage(page, "/admin/clients");
-      await shoot(page, "admin-clients-phone");
+      await inspectPage(page, "/admin/clients", "admin-clients-phone.png");
       await Promise.all([
         page.waitForURL(/\/admin\/clients\/[^/]+\/delete$/),
         page.getByRole("link", { name: "Delete Pocket calendar…" }).click(),
       ]);
-      await checkPage(page, "/admin/clients/{id}/delete");
+      await inspectPage(page, "/admin/clients/{id}/delete");
       await Promise.all([
         page.waitForURL(/done=deleted$/),
         page.getByRole("button", { name: "Delete the app" }).click(),
@@ -236,35 +218,44 @@ Deno.test({
         "dark",
         "/admin/fediverse",
       );
-      await checkPage(dark.page, "/admin/fediverse, dark");
-      await shoot(dark.page, "admin-fediverse-phone-dark");
+      await inspectPage(
+        dark.page,
+        "/admin/fediverse, dark",
+        "admin-fediverse-phone-dark.png",
+      );
       await dark.page.getByRole("link", { name: /^Actors of / }).click();
       await dark.page.waitForURL(/\/admin\/fediverse\/instances\//);
-      await checkPage(dark.page, "/admin/fediverse/instances/{domain}, dark");
+      await inspectPage(dark.page, "/admin/fediverse/instances/{domain}, dark");
       await dark.page.goto(`${quando.base}/admin/collections`);
-      await checkPage(dark.page, "/admin/collections, dark");
+      await inspectPage(dark.page, "/admin/collections, dark");
       await dark.page.getByRole("link", { name: "Jazz nights", exact: true })
         .click();
       await dark.page.waitForURL(/\/admin\/collections\/\d+$/);
-      await checkPage(dark.page, "/admin/collections/{id}, dark");
-      await shoot(dark.page, "admin-collections-phone-dark");
+      await inspectPage(
+        dark.page,
+        "/admin/collections/{id}, dark",
+        "admin-collections-phone-dark.png",
+      );
       await dark.page.getByRole("link", { name: /Delete the collection/ })
         .click();
       await dark.page.waitForURL(/\/delete$/);
-      await checkPage(dark.page, "/admin/collections/{id}/delete, dark");
+      await inspectPage(dark.page, "/admin/collections/{id}/delete, dark");
       await dark.page.goto(`${quando.base}/admin/clients`);
-      await checkPage(dark.page, "/admin/clients, dark");
-      await shoot(dark.page, "admin-clients-phone-dark");
+      await inspectPage(
+        dark.page,
+        "/admin/clients, dark",
+        "admin-clients-phone-dark.png",
+      );
       await dark.page.getByRole("link", { name: "Delete Pocket calendar…" })
         .click();
       await dark.page.waitForURL(/\/delete$/);
-      await checkPage(dark.page, "/admin/clients/{id}/delete, dark");
+      await inspectPage(dark.page, "/admin/clients/{id}/delete, dark");
       // A 404 page of the area, too.
       const missing = await dark.page.goto(
         `${quando.base}/admin/collections/999999`,
       );
       assert.equal(missing?.status(), 404);
-      await checkPage(dark.page, "404 page, dark");
+      await inspectPage(dark.page, "404 page, dark");
       await dark.context.close();
     } finally {
       await browser.close();
