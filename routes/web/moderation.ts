@@ -24,15 +24,11 @@ import { listUnconfirmedPage } from "../../lib/events/list.ts";
 import { findEvent } from "../../lib/events/load.ts";
 import { addMessage, listMessagesOfEvents } from "../../lib/events/messages.ts";
 import { sanitizeDescription } from "../../lib/events/sanitize.ts";
-import {
-  deleteEvent,
-  toggleEvent,
-  type WriteDeps,
-  type WriteResult,
-} from "../../lib/events/write.ts";
+import { deleteEvent, toggleEvent } from "../../lib/events/write.ts";
 import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import { getSettings, type Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { eventWriteDeps, federateChange } from "../event-writes.ts";
 import { MessageBody } from "../events.ts";
 import {
   type MessageDraft,
@@ -163,25 +159,6 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
       timeStyle: "short",
       timeZone: settings.instance_timezone,
     });
-
-  const writeDeps = (settings: Settings): WriteDeps => ({
-    db,
-    clock: deps.clock,
-    settings,
-    publication: deps.federation?.publicationWrite(settings) ?? undefined,
-  });
-
-  /** Federates a change; a failure is logged (the queue retries it). */
-  const publish = async (result: WriteResult<unknown>) => {
-    try {
-      await deps.federation?.publishWritten(result);
-    } catch (err) {
-      deps.log.error("federating an event change failed", {
-        event: result.id,
-        error: String(err),
-      });
-    }
-  };
 
   /** A page that says what went wrong, with a way back. */
   const problem = (
@@ -327,12 +304,12 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     try {
       const settings = await getSettings(db);
       const result = await toggleEvent(
-        writeDeps(settings),
+        eventWriteDeps(deps, settings),
         posted.current.user,
         id,
         { to: true },
       );
-      await publish(result);
+      await federateChange(deps, result);
     } catch (error) {
       return refusal(c, posted.current, error, queueHref(page));
     }
@@ -414,11 +391,11 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     try {
       const settings = await getSettings(db);
       const result = await deleteEvent(
-        writeDeps(settings),
+        eventWriteDeps(deps, settings),
         posted.current.user,
         found.event.id,
       );
-      await publish(result);
+      await federateChange(deps, result);
     } catch (error) {
       return refusal(c, posted.current, error, queueHref(page));
     }
