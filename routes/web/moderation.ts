@@ -42,6 +42,8 @@ import {
 } from "../views/moderation.tsx";
 import {
   formText,
+  idOf,
+  pageOf,
   type PageStatus,
   type PostedForm,
   type WebKit,
@@ -53,16 +55,6 @@ const QUEUE_PAGE_SIZE = 20;
 const RESOURCES_PAGE_SIZE = 20;
 /** The longest search the resources list takes (as the API). */
 const MAX_QUERY = 200;
-
-/** A page number from the query or a form; anything else is the first page. */
-function pageOf(value: string | undefined): number {
-  return value && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1;
-}
-
-/** An id of the path, or null when it is not one. */
-function idOf(value: string): number | null {
-  return /^[1-9][0-9]{0,14}$/.test(value) ? Number(value) : null;
-}
 
 /** The queue's address at a page, with a notice and an anchor. */
 function queueHref(page: number, done?: string, anchor?: string): string {

@@ -28,7 +28,7 @@ import {
   type SourceFields,
   SourcesView,
 } from "../views/sources.tsx";
-import { formText, type PageStatus, type WebKit } from "./kit.ts";
+import { formText, idOf, type PageStatus, type WebKit } from "./kit.ts";
 
 /** Places offered as a default (by name). */
 const PLACES_OFFERED = 200;
@@ -167,7 +167,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     if (tags.length > 20 || tags.some((t) => t.length > 100)) {
       errors.tags = "At most 20 tags of 100 characters.";
     }
-    if (values.place !== "" && !/^[1-9][0-9]{0,14}$/.test(values.place)) {
+    if (values.place !== "" && idOf(values.place) === null) {
       errors.place = "Choose a place of the list.";
     }
     if (Object.keys(errors).length > 0) {
@@ -206,8 +206,9 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     current: ActiveSession,
     id: string,
   ) => {
-    const row = /^[1-9][0-9]{0,14}$/.test(id)
-      ? await getSource(db, Number(id)).catch((error) => {
+    const sourceId = idOf(id);
+    const row = sourceId !== null
+      ? await getSource(db, sourceId).catch((error) => {
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;
       })
