@@ -2,7 +2,7 @@
 import { raw } from "hono/html";
 import { USER_ROLES, type UserRole } from "../../db/schema.ts";
 import type { Translate } from "../../lib/i18n.ts";
-import { type PageProps, WebPage } from "./web.tsx";
+import { Csrf, type PageProps, WebPage } from "./web.tsx";
 
 /** A role's name in the page's language. */
 export function roleName(t: Translate, role: UserRole): string {
@@ -67,13 +67,7 @@ export function UsersView(
   },
 ) {
   const { t, values, errors } = props;
-  const csrf = (
-    <input
-      type="hidden"
-      name="csrf_token"
-      value={props.csrfToken}
-    />
-  );
+  const csrf = <Csrf token={props.csrfToken} />;
   const pageHref = (page: number) => {
     const query = new URLSearchParams();
     if (props.query) query.set("q", props.query);

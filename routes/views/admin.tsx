@@ -1,5 +1,5 @@
 /** The sign-in, registration, account and submission pages of the web interface. */
-import { type PageProps, WebPage } from "./web.tsx";
+import { Csrf, type PageProps, WebPage } from "./web.tsx";
 
 /** The sign-in form (`/login`). */
 export function LoginView(
@@ -135,7 +135,7 @@ export function AccountView(
         <h2 id="email-title">{t("users.email.title")}</h2>
         <p id="email-now">{t("users.email.now", { email: props.email })}</p>
         <form method="post" action="/account/email">
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <Csrf token={props.csrfToken} />
           <label for="new_email">{t("users.email.new")}</label>
           <input
             id="new_email"
@@ -182,7 +182,7 @@ export function AccountView(
           <p class="error" role="alert">{props.passwordError}</p>
         )}
         <form method="post" action="/account/password">
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <Csrf token={props.csrfToken} />
           <label for="current_password">{t("account.current")}</label>
           <input
             id="current_password"
@@ -228,11 +228,7 @@ export function AccountView(
                       encodeURIComponent(app.clientId)
                     }/withdraw`}
                   >
-                    <input
-                      type="hidden"
-                      name="csrf_token"
-                      value={props.csrfToken}
-                    />
+                    <Csrf token={props.csrfToken} />
                     <button
                       type="submit"
                       class="deny"

@@ -5,7 +5,7 @@
  */
 import { raw } from "hono/html";
 import type { MessageKey } from "../../lib/i18n.ts";
-import { type PageProps, WebPage } from "./web.tsx";
+import { Csrf, type PageProps, WebPage } from "./web.tsx";
 
 /** A message on a queued event, as the page shows it. */
 export interface ShownMessage {
@@ -99,10 +99,6 @@ function Pages(props: PageProps & { paging: Paging }) {
         : <span />}
     </nav>
   );
-}
-
-function Csrf(props: { token: string }) {
-  return <input type="hidden" name="csrf_token" value={props.token} />;
 }
 
 /** The messages of a queued event and the form to add one. */

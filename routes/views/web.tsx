@@ -47,6 +47,11 @@ export interface PageProps {
  * A page of the interface: the instance's name, the navigation of the
  * viewer's role (the current page marked), a sign-out button, then the page.
  */
+/** The hidden field that carries a session's CSRF token in a form. */
+export function Csrf(props: { token: string }) {
+  return <input type="hidden" name="csrf_token" value={props.token} />;
+}
+
 export function WebPage(
   props: PageProps & {
     title: string;
@@ -86,11 +91,7 @@ export function WebPage(
                 ))}
               </ul>
               <form method="post" action="/logout" class="signout">
-                <input
-                  type="hidden"
-                  name="csrf_token"
-                  value={viewer.csrfToken}
-                />
+                <Csrf token={viewer.csrfToken} />
                 <span class="muted">{viewer.email}</span>{" "}
                 <button type="submit" class="link">{t("signOut")}</button>
               </form>
