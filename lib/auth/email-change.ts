@@ -1,8 +1,7 @@
 /** A signed-in user changing their own e-mail address. */
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
-import { invalidRequest } from "../errors.ts";
-import { isEmailAddress, updateUser, type UserRow } from "../users.ts";
+import { requireEmailAddress, updateUser, type UserRow } from "../users.ts";
 import { confirmOwnPassword } from "./login.ts";
 import type { PasswordHasher } from "./password.ts";
 
@@ -19,11 +18,7 @@ export async function changeOwnEmail(
   clientAddress: string,
 ): Promise<UserRow> {
   const email = input.email.trim();
-  if (!isEmailAddress(email)) {
-    throw invalidRequest("The request is not valid", [
-      { field: "email", message: "must be an e-mail address" },
-    ]);
-  }
+  requireEmailAddress(email);
   await confirmOwnPassword(deps, user, input.password, clientAddress);
   return await updateUser(deps.db, deps.hasher, deps.clock, user.id, {
     email,
