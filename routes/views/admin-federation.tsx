@@ -892,23 +892,3 @@ export function ClientsView(
     </WebPage>
   );
 }
-
-/** A page that only says something (an unknown id: 404). */
-export function MessageView(
-  props: PageProps & {
-    title: string;
-    text: string;
-    back: { href: string; label: string };
-    path: string;
-  },
-) {
-  return (
-    <WebPage {...props} title={props.title} path={props.path}>
-      <h1>{props.title}</h1>
-      <p>{props.text}</p>
-      <p>
-        <a href={props.back.href}>{props.back.label}</a>
-      </p>
-    </WebPage>
-  );
-}

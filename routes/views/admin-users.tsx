@@ -2,7 +2,7 @@
 import { raw } from "hono/html";
 import { USER_ROLES, type UserRole } from "../../db/schema.ts";
 import type { Translate } from "../../lib/i18n.ts";
-import { Csrf, type PageProps, WebPage } from "./web.tsx";
+import { Csrf, MessageView, type PageProps, WebPage } from "./web.tsx";
 
 /** A role's name in the page's language. */
 export function roleName(t: Translate, role: UserRole): string {
@@ -457,15 +457,12 @@ export function InviteGoneView(props: PageProps & { reason: GoneReason }) {
     Parameters<Translate>[0],
     Parameters<Translate>[0],
   ];
-  return (
-    <WebPage {...props} title={t(title)}>
-      <h1>{t(title)}</h1>
-      <p>{t(text)}</p>
-      {(props.reason === "used" || props.reason === "taken") && (
-        <p>
-          <a href="/login">{t("users.invite.signIn")}</a>
-        </p>
-      )}
-    </WebPage>
-  );
+  return MessageView({
+    ...props,
+    title: t(title),
+    text: t(text),
+    back: props.reason === "used" || props.reason === "taken"
+      ? { href: "/login", label: t("users.invite.signIn") }
+      : undefined,
+  });
 }

@@ -538,18 +538,3 @@ export function ResourceDeleteView(
     </WebPage>
   );
 }
-
-/** A moderation page's problem (unknown id, no longer waiting), with a way back. */
-export function ModerationProblemView(
-  props: PageProps & { heading: string; text: string; back: string },
-) {
-  return (
-    <WebPage {...props} title={props.heading}>
-      <h1>{props.heading}</h1>
-      <p>{props.text}</p>
-      <p>
-        <a href={props.back}>{props.t("moderation.back")}</a>
-      </p>
-    </WebPage>
-  );
-}

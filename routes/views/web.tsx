@@ -112,3 +112,25 @@ export function WebPage(
     </Layout>
   );
 }
+
+/** A page that only says something (an unknown id, a link that cannot be used), with an optional way on. */
+export function MessageView(
+  props: PageProps & {
+    title: string;
+    text: string;
+    back?: { href: string; label: string };
+    path?: string;
+  },
+) {
+  return (
+    <WebPage {...props} title={props.title} path={props.path}>
+      <h1>{props.title}</h1>
+      <p>{props.text}</p>
+      {props.back && (
+        <p>
+          <a href={props.back.href}>{props.back.label}</a>
+        </p>
+      )}
+    </WebPage>
+  );
+}

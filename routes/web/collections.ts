@@ -36,8 +36,8 @@ import {
   ConfirmView,
   type FilterErrors,
   type FilterValues,
-  MessageView,
 } from "../views/admin-federation.tsx";
+import { MessageView } from "../views/web.tsx";
 import { actorName } from "./fediverse.ts";
 import {
   formText,

@@ -32,7 +32,6 @@ import { eventWriteDeps, federateChange } from "../event-writes.ts";
 import { MessageBody } from "../events.ts";
 import {
   type MessageDraft,
-  ModerationProblemView,
   QueueView,
   RejectView,
   ResourceDeleteView,
@@ -40,6 +39,7 @@ import {
   ResourcesView,
   type ShownResource,
 } from "../views/moderation.tsx";
+import { MessageView } from "../views/web.tsx";
 import {
   formText,
   idOf,
@@ -163,11 +163,11 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     back: string,
   ) =>
     web.render(c, { current, status }, (common) =>
-      ModerationProblemView({
+      MessageView({
         ...common,
-        heading: common.t(heading),
+        title: common.t(heading),
         text: "key" in text ? common.t(text.key) : text.said,
-        back,
+        back: { href: back, label: common.t("moderation.back") },
       }));
 
   /**
