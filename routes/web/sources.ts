@@ -15,13 +15,13 @@ import {
   deleteSource,
   getSource,
   listSources,
-  syncDepsOf,
   type SyncOutcome,
   syncSource,
 } from "../../lib/imports/sources.ts";
 import { getSettings } from "../../lib/settings.ts";
 import { listUsersByIds } from "../../lib/users.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { sourceSyncDeps } from "../sources.ts";
 import {
   countsText,
   SourceDeleteView,
@@ -45,14 +45,6 @@ const EMPTY: SourceFields = {
 export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
   const { db } = web;
-  const syncDeps = async () =>
-    syncDepsOf({
-      db,
-      clock: deps.clock,
-      federation: deps.federation,
-      allowPrivateAddresses: deps.config.allowPrivateAddresses,
-      baseUrl: deps.config.baseUrl,
-    }, await getSettings(db));
 
   /** The list with the add form, a notice and the form's problems. */
   const listPage = async (
@@ -183,7 +175,9 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       });
       return outcomeNotice(
         c,
-        await syncSource(await syncDeps(), source.id, { force: true }),
+        await syncSource(await sourceSyncDeps(deps), source.id, {
+          force: true,
+        }),
       );
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
@@ -231,7 +225,9 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     if (!found.ok) return found.answer;
     return outcomeNotice(
       c,
-      await syncSource(await syncDeps(), found.row.id, { force: true }),
+      await syncSource(await sourceSyncDeps(deps), found.row.id, {
+        force: true,
+      }),
     );
   });
 
