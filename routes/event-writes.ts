@@ -1,5 +1,6 @@
-/** What the routes that write events (the API and the web pages) share around a write. */
+/** What the routes that write events and their images (the API and the web pages) share around a write. */
 import type { WriteDeps, WriteResult } from "../lib/events/write.ts";
+import type { UploadDeps } from "../lib/media/upload.ts";
 import type { Settings } from "../lib/settings.ts";
 import type { AppDeps } from "./env.ts";
 
@@ -30,4 +31,17 @@ export async function federateChange(
       error: String(err),
     });
   }
+}
+
+/** What storing an uploaded image needs: the media store and this instance's quota and size limits. */
+export function imageUploadDeps(
+  deps: AppDeps,
+): UploadDeps & { maxBytes: number } {
+  return {
+    db: deps.database.db,
+    clock: deps.clock,
+    media: deps.media,
+    quotaBytes: deps.config.mediaQuotaBytes,
+    maxBytes: deps.config.mediaMaxBytes,
+  };
 }

@@ -38,7 +38,11 @@ import {
   requireRole,
 } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
-import { eventWriteDeps, federateChange } from "./event-writes.ts";
+import {
+  eventWriteDeps,
+  federateChange,
+  imageUploadDeps,
+} from "./event-writes.ts";
 import {
   bodyOf,
   errorResponses,
@@ -517,13 +521,7 @@ export function eventRoutes(deps: RouteDeps) {
     ownerId: number | null,
   ) =>
     imageSaver(
-      {
-        db,
-        clock: deps.clock,
-        media: deps.media,
-        quotaBytes: deps.config.mediaQuotaBytes,
-        maxBytes: deps.config.mediaMaxBytes,
-      },
+      imageUploadDeps(deps),
       image,
       { name: name ?? image?.name, focalpoint, ownerId },
     );

@@ -29,7 +29,11 @@ import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import { imageSaver } from "../../lib/media/upload.ts";
 import type { Settings } from "../../lib/settings.ts";
 import type { RouteDeps } from "../env.ts";
-import { eventWriteDeps, federateChange } from "../event-writes.ts";
+import {
+  eventWriteDeps,
+  federateChange,
+  imageUploadDeps,
+} from "../event-writes.ts";
 import type { KnownPlace } from "../views/event-form.tsx";
 import { formText, type PostedForm } from "./kit.ts";
 
@@ -143,13 +147,7 @@ export function eventWrites(deps: RouteDeps) {
     let saveImage: (() => Promise<MediaItem>) | undefined;
     try {
       saveImage = await imageSaver(
-        {
-          db,
-          clock: deps.clock,
-          media: deps.media,
-          quotaBytes: deps.config.mediaQuotaBytes,
-          maxBytes: deps.config.mediaMaxBytes,
-        },
+        imageUploadDeps(deps),
         file,
         { name: image.alt, focalpoint: image.focalpoint, ownerId },
       );
