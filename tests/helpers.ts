@@ -518,6 +518,31 @@ export async function loginAt(
   return body.access_token;
 }
 
+/** Counts the statements the app sends to libSQL while `fn` runs. */
+export async function statementsDuring(
+  ctx: TestContext,
+  fn: () => Promise<void>,
+): Promise<number> {
+  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to count calls
+  const client = (ctx.database.db as any).$client;
+  let calls = 0;
+  const saved: Record<string, unknown> = {};
+  for (const method of ["execute", "batch"]) {
+    const original = client[method];
+    saved[method] = original;
+    client[method] = (...args: unknown[]) => {
+      calls++;
+      return original.apply(client, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    Object.assign(client, saved);
+  }
+  return calls;
+}
+
 /** Polls until `check` returns a value (not undefined) or the time runs out. */
 export async function eventually<T>(
   what: string,
