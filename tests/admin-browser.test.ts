@@ -9,36 +9,15 @@
  */
 import assert from "node:assert/strict";
 import {
+  ADMIN,
   axeViolations,
   keepScreenshot,
-  launchChromium,
   phoneContext,
   scrollsSideways,
   signInThroughForm,
+  withServerAndBrowser,
 } from "./browser.ts";
-import { startServerProcess } from "./helpers.ts";
-
-const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
-
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token: string | null,
-  json: unknown,
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      "content-type": "application/json",
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify(json),
-  });
-  const body = await res.json();
-  assert.ok(res.status < 300, `${method} ${path}: ${JSON.stringify(body)}`);
-  return body;
-}
+import { apiOk } from "./helpers.ts";
 
 Deno.test({
   name:
@@ -46,21 +25,15 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir();
-    const quando = await startServerProcess(dir, {
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
-    const browser = await launchChromium();
-    try {
-      const { access_token: token } = await api(
+    await withServerAndBrowser({}, async (quando, browser) => {
+      const { access_token: token } = await apiOk(
         quando.base,
         "POST",
         "/api/login/token",
-        null,
+        undefined,
         ADMIN,
       );
-      await api(quando.base, "PUT", "/api/settings", token, {
+      await apiOk(quando.base, "PUT", "/api/settings", token, {
         allow_anon_event: true,
         allow_registration: true,
       });
@@ -180,10 +153,6 @@ Deno.test({
       await night.goto(`${quando.base}/account`);
       assert.deepEqual(await axeViolations(night), [], "/account in dark");
       await dark.close();
-    } finally {
-      await browser.close();
-      await quando.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

@@ -1,4 +1,5 @@
 /** Shared test helpers: build the app over an in-memory database, make users, get tokens. */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { type Database, migrateDatabase, openDatabase } from "../db/client.ts";
@@ -500,6 +501,20 @@ export async function apiAt(
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Calls a running server's API, asserting a 2xx answer; returns its body. */
+export async function apiOk(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  json?: unknown,
+  // deno-lint-ignore no-explicit-any -- tests read arbitrary response fields
+): Promise<any> {
+  const { status, body } = await apiAt(base, method, path, token, json);
+  assert.ok(status < 300, `${method} ${path}: ${JSON.stringify(body)}`);
+  return body;
 }
 
 /** Logs in on a running server and returns the access token. */

@@ -11,16 +11,16 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Browser } from "playwright-core";
 import {
+  ADMIN,
   inspectPage,
   keepScreenshot,
-  launchChromium,
   phoneContext,
   signInThroughForm,
+  withServerAndBrowser,
 } from "./browser.ts";
-import { apiAt, loginAt, startServerProcess } from "./helpers.ts";
+import { apiAt, loginAt } from "./helpers.ts";
 import { solidPng } from "./images.ts";
 
-const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
 const MEMBER = {
   email: "member@example.org",
   password: "correct horse battery",
@@ -58,13 +58,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir();
-    const quando = await startServerProcess(dir, {
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
-    const browser = await launchChromium();
-    try {
+    await withServerAndBrowser({}, async (quando, browser) => {
       const admin = await loginAt(quando.base, ADMIN);
       assert.equal(
         (await apiAt(quando.base, "PUT", "/api/settings", admin, {
@@ -266,10 +260,6 @@ Deno.test({
         `/events/${second.id}/edit`,
         `/events/${third.id}/delete`,
       ]);
-    } finally {
-      await browser.close();
-      await quando.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

@@ -9,14 +9,12 @@
  */
 import assert from "node:assert/strict";
 import {
+  ADMIN,
   inspectPage,
-  launchChromium,
   phoneContext,
   signInThroughForm,
+  withServerAndBrowser,
 } from "./browser.ts";
-import { startServerProcess } from "./helpers.ts";
-
-const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
 
 Deno.test({
   name:
@@ -24,13 +22,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir();
-    const quando = await startServerProcess(dir, {
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
-    const browser = await launchChromium();
-    try {
+    await withServerAndBrowser({}, async (quando, browser) => {
       const base = quando.base;
       const context = await phoneContext(browser);
       await context.grantPermissions(["clipboard-read", "clipboard-write"], {
@@ -189,10 +181,6 @@ Deno.test({
       await darkAdmin.goto(`${base}/account`);
       await inspectPage(darkAdmin, "/account (dark)");
       await dark.close();
-    } finally {
-      await browser.close();
-      await quando.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
