@@ -16,18 +16,11 @@ import {
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
-import { csrfOf, get, postForm, signIn } from "./web-helpers.ts";
+import { csrfFrom, csrfOf, get, postForm, signIn } from "./web-helpers.ts";
 import { png } from "./images.ts";
 
 /** Unix seconds of an ISO time. */
 const unix = (iso: string) => Date.parse(iso) / 1000;
-
-/** A page's CSRF token, read from `path`. */
-async function csrfFrom(ctx: TestContext, path: string, cookie: string) {
-  const res = await get(ctx, path, cookie);
-  assert.equal(res.status, 200, path);
-  return csrfOf(await res.text());
-}
 
 /** Posts the event form as a browser of this site does (multipart), with an optional image. */
 function postEventForm(

@@ -1,6 +1,7 @@
 /** What the web pages' HTTP tests share: forms posted and pages read as a browser of this site would. */
 import assert from "node:assert/strict";
-import type { TestContext } from "./helpers.ts";
+import type { UserRole } from "../db/schema.ts";
+import { type TestContext, userWithToken } from "./helpers.ts";
 
 /** The parts of a test app that a browser reaches. */
 type Site = Pick<TestContext, "app" | "config">;
@@ -68,4 +69,26 @@ export function csrfOf(html: string): string {
   const match = /name="csrf_token" value="([^"]+)"/.exec(html);
   assert.ok(match, "no csrf_token in the page");
   return match[1];
+}
+
+/** A page's CSRF token, read from `path` (which must answer 200). */
+export async function csrfFrom(
+  ctx: Pick<TestContext, "app">,
+  path: string,
+  cookie: string,
+): Promise<string> {
+  const res = await get(ctx, path, cookie);
+  assert.equal(res.status, 200, path);
+  return csrfOf(await res.text());
+}
+
+/** A new user of `role` signed in through the form, with an API token and the CSRF token of `path`. */
+export async function signedInWithCsrf(
+  ctx: TestContext,
+  role: UserRole,
+  path: string,
+) {
+  const user = await userWithToken(ctx, role);
+  const cookie = await signIn(ctx, user);
+  return { ...user, cookie, csrf: await csrfFrom(ctx, path, cookie) };
 }
