@@ -2,7 +2,13 @@
 import { raw } from "hono/html";
 import { USER_ROLES, type UserRole } from "../../db/schema.ts";
 import type { Translate } from "../../lib/i18n.ts";
-import { Csrf, MessageView, type PageProps, WebPage } from "./web.tsx";
+import {
+  Csrf,
+  MessageView,
+  NewPasswordField,
+  type PageProps,
+  WebPage,
+} from "./web.tsx";
 
 /** A role's name in the page's language. */
 export function roleName(t: Translate, role: UserRole): string {
@@ -415,23 +421,11 @@ export function InviteView(
           hidden
           readonly
         />
-        <label for="password">{t("users.invite.password")}</label>
-        <p class="hint" id="password-hint">{t("register.passwordHint")}</p>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength={8}
-          aria-describedby={props.error
-            ? "password-hint password-error"
-            : "password-hint"}
-          aria-invalid={props.error ? "true" : undefined}
+        <NewPasswordField
+          t={t}
+          label={t("users.invite.password")}
+          error={props.error}
         />
-        {props.error && (
-          <p class="field-error" id="password-error">{props.error}</p>
-        )}
         <div class="actions">
           <button type="submit" class="approve">
             {t("users.invite.accept")}

@@ -1,5 +1,5 @@
 /** The sign-in, registration, account and submission pages of the web interface. */
-import { Csrf, type PageProps, WebPage } from "./web.tsx";
+import { Csrf, NewPasswordField, type PageProps, WebPage } from "./web.tsx";
 
 /** The sign-in form (`/login`). */
 export function LoginView(
@@ -76,23 +76,11 @@ export function RegisterView(
         {errors.email && (
           <p class="field-error" id="email-error">{errors.email}</p>
         )}
-        <label for="password">{t("signIn.password")}</label>
-        <p class="hint" id="password-hint">{t("register.passwordHint")}</p>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength={8}
-          aria-describedby={errors.password
-            ? "password-hint password-error"
-            : "password-hint"}
-          aria-invalid={errors.password ? "true" : undefined}
+        <NewPasswordField
+          t={t}
+          label={t("signIn.password")}
+          error={errors.password}
         />
-        {errors.password && (
-          <p class="field-error" id="password-error">{errors.password}</p>
-        )}
         <div class="actions">
           <button type="submit" class="approve">{t("register.submit")}</button>
         </div>

@@ -134,3 +134,30 @@ export function MessageView(
     </WebPage>
   );
 }
+
+/** The field of a new password (registration, an invitation): its hint, the minimum length, its error. */
+export function NewPasswordField(
+  props: { t: Translate; label: string; error?: string },
+) {
+  return (
+    <>
+      <label for="password">{props.label}</label>
+      <p class="hint" id="password-hint">{props.t("register.passwordHint")}</p>
+      <input
+        id="password"
+        name="password"
+        type="password"
+        autocomplete="new-password"
+        required
+        minlength={8}
+        aria-describedby={props.error
+          ? "password-hint password-error"
+          : "password-hint"}
+        aria-invalid={props.error ? "true" : undefined}
+      />
+      {props.error && (
+        <p class="field-error" id="password-error">{props.error}</p>
+      )}
+    </>
+  );
+}
