@@ -5,7 +5,12 @@ import type { Db } from "../db/client.ts";
 import { type UserRole, users } from "../db/schema.ts";
 import type { Clock } from "./clock.ts";
 import type { PasswordHasher } from "./auth/password.ts";
-import { conflict, isUniqueViolation, notFound } from "./errors.ts";
+import {
+  conflict,
+  invalidRequest,
+  isUniqueViolation,
+  notFound,
+} from "./errors.ts";
 import { revokeUserGrantsStatements } from "./oauth/grants.ts";
 
 export type UserRow = typeof users.$inferSelect;
@@ -46,6 +51,15 @@ export function serializeUserPublic(
 /** Whether a (trimmed) string looks like an e-mail address, at most 320 characters. */
 export function isEmailAddress(email: string): boolean {
   return email.length <= 320 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email);
+}
+
+/** Throws 400 (field `email`) unless `email` is an e-mail address. */
+export function requireEmailAddress(email: string): void {
+  if (!isEmailAddress(email)) {
+    throw invalidRequest("The request is not valid", [
+      { field: "email", message: "must be an e-mail address" },
+    ]);
+  }
 }
 
 /** E-mail addresses are compared trimmed and lower-cased. */

@@ -25,7 +25,6 @@ import {
   toggleEvent,
   updateEvent,
   type WriteDeps,
-  type WriteResult,
 } from "../lib/events/write.ts";
 import { invalidRequest, notFound } from "../lib/errors.ts";
 import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";
@@ -39,6 +38,11 @@ import {
   requireRole,
 } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import {
+  eventWriteDeps,
+  federateChange,
+  imageUploadDeps,
+} from "./event-writes.ts";
 import {
   bodyOf,
   errorResponses,
@@ -503,15 +507,8 @@ export function eventRoutes(deps: RouteDeps) {
   // Moderation is done with login tokens: OAuth tokens act as ordinary users.
   const moderator = [requireAuth(deps), requireRole("admin", "editor")];
 
-  const writeDeps = async (): Promise<WriteDeps> => {
-    const settings = await getSettings(db);
-    return {
-      db,
-      clock: deps.clock,
-      settings,
-      publication: deps.federation?.publicationWrite(settings) ?? undefined,
-    };
-  };
+  const writeDeps = async (): Promise<WriteDeps> =>
+    eventWriteDeps(deps, await getSettings(db));
 
   /**
    * Checks an attached image, then returns what stores it (counted against
@@ -524,32 +521,10 @@ export function eventRoutes(deps: RouteDeps) {
     ownerId: number | null,
   ) =>
     imageSaver(
-      {
-        db,
-        clock: deps.clock,
-        media: deps.media,
-        quotaBytes: deps.config.mediaQuotaBytes,
-        maxBytes: deps.config.mediaMaxBytes,
-      },
+      imageUploadDeps(deps),
       image,
       { name: name ?? image?.name, focalpoint, ownerId },
     );
-
-  /**
-   * Tells the fediverse what a change did to an event and its occurrences
-   * (its write queued that in its own batch). A failure is logged; the
-   * change itself has happened and the queue retries.
-   */
-  const publish = async (result: WriteResult<unknown>) => {
-    try {
-      await deps.federation?.publishWritten(result);
-    } catch (err) {
-      deps.log.error("federating an event change failed", {
-        event: result.id,
-        error: String(err),
-      });
-    }
-  };
 
   /** The full form of the event a write names, read in the write's batch. */
   const fullAnswer =
@@ -583,7 +558,7 @@ export function eventRoutes(deps: RouteDeps) {
       input,
       { saveImage, respond },
     );
-    await publish(result);
+    await federateChange(deps, result);
     return result.answer;
   };
 
@@ -683,7 +658,7 @@ export function eventRoutes(deps: RouteDeps) {
         input,
         { saveImage: saver, respond: fullAnswer(c, true) },
       );
-      await publish(result);
+      await federateChange(deps, result);
       if (!result.answer) throw notFound("Event");
       return c.json(result.answer, 201);
     },
@@ -719,7 +694,8 @@ export function eventRoutes(deps: RouteDeps) {
 
   app.openapi({ ...deleteRoute, middleware: writer }, async (c) => {
     const id = c.req.valid("param").id;
-    await publish(
+    await federateChange(
+      deps,
       await deleteEvent(await writeDeps(), c.get("auth").user, id),
     );
     await emptyMediaTrashNow({ db, media: deps.media, log: deps.log });
@@ -734,7 +710,7 @@ export function eventRoutes(deps: RouteDeps) {
       id,
       { respond: fullAnswer(c) },
     );
-    await publish(result);
+    await federateChange(deps, result);
     if (!result.answer) throw notFound("Event");
     return c.json(result.answer, 200);
   });

@@ -6,6 +6,7 @@ import { parseRange } from "../lib/media/range.ts";
 import { imageSaver, parseFocalPoint } from "../lib/media/upload.ts";
 import { bearerSecurity, requireAuth } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { imageUploadDeps } from "./event-writes.ts";
 import { EVENT_WRITE_SCOPE, MediaSchema } from "./events.ts";
 import { errorResponses, validationHook } from "./validation.ts";
 
@@ -58,7 +59,6 @@ const fileRoute = createRoute({
 
 export function mediaRoutes(deps: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const { db } = deps.database;
 
   app.openapi(
     {
@@ -90,13 +90,7 @@ export function mediaRoutes(deps: RouteDeps) {
         }]);
       }
       const save = await imageSaver(
-        {
-          db,
-          clock: deps.clock,
-          media: deps.media,
-          quotaBytes: deps.config.mediaQuotaBytes,
-          maxBytes: deps.config.mediaMaxBytes,
-        },
+        imageUploadDeps(deps),
         file,
         {
           name: name ?? "",

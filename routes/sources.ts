@@ -17,13 +17,14 @@ import {
   reserveFileImport,
   serializeSource,
   SOURCE_MAX_BYTES,
+  type SyncDeps,
   syncDepsOf,
   syncSource,
   updateSource,
 } from "../lib/imports/sources.ts";
 import { getSettings } from "../lib/settings.ts";
 import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
-import type { AppEnv, RouteDeps } from "./env.ts";
+import type { AppDeps, AppEnv, RouteDeps } from "./env.ts";
 import { EVENT_WRITE_SCOPE } from "./events.ts";
 import {
   bodyOf,
@@ -243,25 +244,34 @@ const importRoute = createRoute({
 /** How long one .ics import request may write. */
 const IMPORT_BUDGET_MS = 60_000;
 
+/** A sync's dependencies with this instance's configuration and current settings. */
+export async function sourceSyncDeps(deps: AppDeps): Promise<SyncDeps> {
+  const { db } = deps.database;
+  return syncDepsOf({
+    db,
+    clock: deps.clock,
+    federation: deps.federation,
+    allowPrivateAddresses: deps.config.allowPrivateAddresses,
+    baseUrl: deps.config.baseUrl,
+    images: importMediaOf(deps),
+  }, await getSettings(db));
+}
+
+/** Where imported images are stored, and how large they may be. */
+function importMediaOf(deps: AppDeps) {
+  return {
+    media: deps.media,
+    maxBytes: deps.config.mediaMaxBytes,
+    quotaBytes: deps.config.mediaQuotaBytes,
+  };
+}
+
 /** The routes of calendar subscriptions and of the .ics import. */
 export function sourceRoutes(deps: RouteDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const { db } = deps.database;
   const moderator = [requireAuth(deps), requireRole("admin", "editor")];
-  const importMedia = {
-    media: deps.media,
-    maxBytes: deps.config.mediaMaxBytes,
-    quotaBytes: deps.config.mediaQuotaBytes,
-  };
-  const syncDeps = async () =>
-    syncDepsOf({
-      db,
-      clock: deps.clock,
-      federation: deps.federation,
-      allowPrivateAddresses: deps.config.allowPrivateAddresses,
-      baseUrl: deps.config.baseUrl,
-      images: importMedia,
-    }, await getSettings(db));
+  const importMedia = importMediaOf(deps);
   const syncAnswer = (outcome: Awaited<ReturnType<typeof syncSource>>) => ({
     ...outcome,
     source: serializeSource(outcome.source),
@@ -281,7 +291,7 @@ export function sourceRoutes(deps: RouteDeps) {
         c.get("auth").user,
         body,
       );
-      const outcome = await syncSource(await syncDeps(), source.id, {
+      const outcome = await syncSource(await sourceSyncDeps(deps), source.id, {
         force: true,
       });
       return c.json(syncAnswer(outcome), 201);
@@ -321,7 +331,9 @@ export function sourceRoutes(deps: RouteDeps) {
   app.openapi({ ...syncRoute, middleware: moderator }, async (c) => {
     const { id } = c.req.valid("param");
     await getSource(db, id);
-    const outcome = await syncSource(await syncDeps(), id, { force: true });
+    const outcome = await syncSource(await sourceSyncDeps(deps), id, {
+      force: true,
+    });
     return c.json(syncAnswer(outcome), 200);
   });
 

@@ -9,35 +9,15 @@
  */
 import assert from "node:assert/strict";
 import {
+  ADMIN,
   axeViolations,
-  launchChromium,
+  keepScreenshot,
+  phoneContext,
   scrollsSideways,
   signInThroughForm,
+  withServerAndBrowser,
 } from "./browser.ts";
-import { startServerProcess } from "./helpers.ts";
-
-const ARTIFACTS = new URL("./artifacts/", import.meta.url);
-const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
-
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token: string | null,
-  json: unknown,
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      "content-type": "application/json",
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify(json),
-  });
-  const body = await res.json();
-  assert.ok(res.status < 300, `${method} ${path}: ${JSON.stringify(body)}`);
-  return body;
-}
+import { apiOk } from "./helpers.ts";
 
 Deno.test({
   name:
@@ -45,29 +25,20 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir();
-    const quando = await startServerProcess(dir, {
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
-    const browser = await launchChromium();
-    try {
-      const { access_token: token } = await api(
+    await withServerAndBrowser({}, async (quando, browser) => {
+      const { access_token: token } = await apiOk(
         quando.base,
         "POST",
         "/api/login/token",
-        null,
+        undefined,
         ADMIN,
       );
-      await api(quando.base, "PUT", "/api/settings", token, {
+      await apiOk(quando.base, "PUT", "/api/settings", token, {
         allow_anon_event: true,
         allow_registration: true,
       });
       // A visitor submits an event through the form, on a phone.
-      const visitor = await browser.newContext({
-        viewport: { width: 390, height: 844 },
-        deviceScaleFactor: 2,
-      });
+      const visitor = await phoneContext(browser);
       const form = await visitor.newPage();
       await form.goto(`${quando.base}/register`);
       assert.deepEqual(await axeViolations(form), [], "/register");
@@ -93,10 +64,7 @@ Deno.test({
       await form.getByLabel("Description", { exact: true }).fill(
         "Bring something broken.\n\nhttps://example.org/repair",
       );
-      await form.screenshot({
-        path: new URL("submit-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(form, "submit-phone.png");
       await form.getByRole("button", { name: "Submit" }).click();
       await form.getByRole("status").waitFor();
       assert.match(
@@ -110,18 +78,12 @@ Deno.test({
       )).json();
       assert.equal(event.title, "Repair café");
 
-      const context = await browser.newContext({
-        viewport: { width: 390, height: 844 },
-        deviceScaleFactor: 2,
-      });
+      const context = await phoneContext(browser);
       const page = await context.newPage();
       await page.goto(`${quando.base}/admin`);
       assert.match(new URL(page.url()).pathname, /^\/login$/);
       assert.deepEqual(await axeViolations(page), [], "/login");
-      await page.screenshot({
-        path: new URL("admin-login-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(page, "admin-login-phone.png");
       // The keyboard alone: the instance's name (a link home), then the
       // first field.
       await page.keyboard.press("Tab");
@@ -145,10 +107,7 @@ Deno.test({
         "document.documentElement.scrollWidth",
       ) as number;
       assert.ok(width <= 390, `scrolls sideways: ${width}px`);
-      await page.screenshot({
-        path: new URL("admin-queue-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(page, "admin-queue-phone.png");
 
       await Promise.all([
         page.waitForURL(/\/admin\?confirmed=1$/),
@@ -163,11 +122,7 @@ Deno.test({
       await context.close();
 
       // In dark: a visitor submits a second event, an admin finds it waiting.
-      const dark = await browser.newContext({
-        colorScheme: "dark",
-        viewport: { width: 390, height: 844 },
-        deviceScaleFactor: 2,
-      });
+      const dark = await phoneContext(browser, true);
       const night = await dark.newPage();
       for (
         const path of ["/register", "/submit?lang=it", "/submit?lang=en"]
@@ -179,19 +134,13 @@ Deno.test({
       await night.getByLabel("Starts", { exact: true }).fill(`${day}T21:00`);
       await night.getByLabel("Place", { exact: true }).fill("Porta Saragozza");
       assert.equal(await scrollsSideways(night), false, "/submit in dark");
-      await night.screenshot({
-        path: new URL("submit-phone-dark.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(night, "submit-phone-dark.png");
       await night.getByRole("button", { name: "Submit" }).click();
       await night.getByRole("status").waitFor();
       assert.deepEqual(await axeViolations(night), [], "submitted, in dark");
       await night.goto(`${quando.base}/login`);
       assert.deepEqual(await axeViolations(night), [], "/login in dark");
-      await night.screenshot({
-        path: new URL("admin-login-phone-dark.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(night, "admin-login-phone-dark.png");
       await signInThroughForm(night, quando.base, ADMIN, "/admin");
       assert.equal(
         await night.getByRole("heading", { level: 1 }).textContent(),
@@ -200,17 +149,10 @@ Deno.test({
       assert.ok(await night.getByText("Night walk").isVisible());
       assert.deepEqual(await axeViolations(night), [], "/admin in dark");
       assert.equal(await scrollsSideways(night), false, "/admin in dark");
-      await night.screenshot({
-        path: new URL("admin-queue-phone-dark.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(night, "admin-queue-phone-dark.png");
       await night.goto(`${quando.base}/account`);
       assert.deepEqual(await axeViolations(night), [], "/account in dark");
       await dark.close();
-    } finally {
-      await browser.close();
-      await quando.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

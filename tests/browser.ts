@@ -1,6 +1,7 @@
 /** Debian's Chromium for the browser tests, launched the same way everywhere. */
 import assert from "node:assert/strict";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { startServerProcess } from "./helpers.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -108,10 +109,46 @@ export async function inspectPage(
 ): Promise<void> {
   assert.deepEqual(await axeViolations(page), [], name);
   assert.equal(await scrollsSideways(page), false, `${name} scrolls sideways`);
-  if (screenshot) {
-    await page.screenshot({
-      path: new URL(screenshot, ARTIFACTS).pathname,
-      fullPage: true,
-    });
+  if (screenshot) await keepScreenshot(page, screenshot);
+}
+
+/** Keeps a full-page screenshot of the page in tests/artifacts/ under `file`. */
+export async function keepScreenshot(page: Page, file: string): Promise<void> {
+  await page.screenshot({
+    path: new URL(file, ARTIFACTS).pathname,
+    fullPage: true,
+  });
+}
+
+/** The admin the browser tests' servers start with. */
+export const ADMIN = {
+  email: "admin@example.org",
+  password: "correct horse battery",
+};
+
+/**
+ * Runs `fn` with a fresh Quando process (its admin: ADMIN; `env` added) and
+ * Chromium; closes both and removes the server's data afterwards.
+ */
+export async function withServerAndBrowser(
+  env: Record<string, string>,
+  fn: (
+    quando: Awaited<ReturnType<typeof startServerProcess>>,
+    browser: Browser,
+  ) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const quando = await startServerProcess(dir, {
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    ...env,
+  });
+  const browser = await launchChromium();
+  try {
+    await fn(quando, browser);
+  } finally {
+    await browser.close();
+    await quando.stop();
+    await Deno.remove(dir, { recursive: true });
   }
 }

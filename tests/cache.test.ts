@@ -14,37 +14,13 @@ import { eq, sql } from "drizzle-orm";
 import {
   call,
   createTestApp,
+  statementsDuring,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const DAY = 86_400;
-
-/** Counts the statements the app sends to libSQL while `fn` runs. */
-async function statementsDuring(
-  ctx: TestContext,
-  fn: () => Promise<void>,
-): Promise<number> {
-  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to count calls
-  const client = (ctx.database.db as any).$client;
-  let calls = 0;
-  const saved: Record<string, unknown> = {};
-  for (const method of ["execute", "batch"]) {
-    const original = client[method];
-    saved[method] = original;
-    client[method] = (...args: unknown[]) => {
-      calls++;
-      return original.apply(client, args);
-    };
-  }
-  try {
-    await fn();
-  } finally {
-    Object.assign(client, saved);
-  }
-  return calls;
-}
 
 async function createEvent(
   ctx: TestContext,

@@ -1,4 +1,5 @@
 /** Shared test helpers: build the app over an in-memory database, make users, get tokens. */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { type Database, migrateDatabase, openDatabase } from "../db/client.ts";
@@ -502,6 +503,20 @@ export async function apiAt(
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
+/** Calls a running server's API, asserting a 2xx answer; returns its body. */
+export async function apiOk(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  json?: unknown,
+  // deno-lint-ignore no-explicit-any -- tests read arbitrary response fields
+): Promise<any> {
+  const { status, body } = await apiAt(base, method, path, token, json);
+  assert.ok(status < 300, `${method} ${path}: ${JSON.stringify(body)}`);
+  return body;
+}
+
 /** Logs in on a running server and returns the access token. */
 export async function loginAt(
   base: string,
@@ -516,6 +531,31 @@ export async function loginAt(
   );
   if (status !== 200) throw new Error(`login failed: ${status}`);
   return body.access_token;
+}
+
+/** Counts the statements the app sends to libSQL while `fn` runs. */
+export async function statementsDuring(
+  ctx: TestContext,
+  fn: () => Promise<void>,
+): Promise<number> {
+  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to count calls
+  const client = (ctx.database.db as any).$client;
+  let calls = 0;
+  const saved: Record<string, unknown> = {};
+  for (const method of ["execute", "batch"]) {
+    const original = client[method];
+    saved[method] = original;
+    client[method] = (...args: unknown[]) => {
+      calls++;
+      return original.apply(client, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    Object.assign(client, saved);
+  }
+  return calls;
 }
 
 /** Polls until `check` returns a value (not undefined) or the time runs out. */

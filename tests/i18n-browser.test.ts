@@ -9,32 +9,17 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { axeViolations, launchChromium, scrollsSideways } from "./browser.ts";
-import { startServerProcess } from "./helpers.ts";
+import {
+  ADMIN,
+  ARTIFACTS,
+  axeViolations,
+  keepScreenshot,
+  scrollsSideways,
+  withServerAndBrowser,
+} from "./browser.ts";
+import { apiOk } from "./helpers.ts";
 
-const ARTIFACTS = new URL("./artifacts/", import.meta.url);
-const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
 const TZ = "Europe/Rome";
-
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token: string | null,
-  json: unknown,
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      "content-type": "application/json",
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify(json),
-  });
-  const body = await res.json();
-  assert.ok(res.status < 300, `${method} ${path}: ${JSON.stringify(body)}`);
-  return body;
-}
 
 async function bodyText(page: Page): Promise<string> {
   return (await page.locator("body").innerText()).replace(/\s+/g, " ");
@@ -54,22 +39,16 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir();
-    const quando = await startServerProcess(dir, {
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
-    const browser = await launchChromium();
-    try {
+    await withServerAndBrowser({}, async (quando, browser) => {
       const base = quando.base;
-      const { access_token: token } = await api(
+      const { access_token: token } = await apiOk(
         base,
         "POST",
         "/api/login/token",
-        null,
+        undefined,
         ADMIN,
       );
-      await api(base, "PUT", "/api/settings", token, {
+      await apiOk(base, "PUT", "/api/settings", token, {
         instance_title: "Quando Bologna",
         instance_description: "",
         instance_timezone: TZ,
@@ -79,7 +58,7 @@ Deno.test({
       const day = 86_400;
       const start = Math.floor(Date.now() / 1000 / day) * day + 2 * day +
         17 * 3600;
-      const concert = await api(base, "POST", "/api/events", token, {
+      const concert = await apiOk(base, "POST", "/api/events", token, {
         title: "Trio Bentivoglio",
         description: "<p>Trio Bentivoglio, Cantina Bentivoglio.</p>",
         start_datetime: start,
@@ -90,7 +69,7 @@ Deno.test({
         place_longitude: 11.3479,
         tags: ["jazz"],
       });
-      await api(base, "POST", "/api/events", token, {
+      await apiOk(base, "POST", "/api/events", token, {
         title: "Cineforum Casablanca",
         start_datetime: start + day,
         place_name: "Piazza Maggiore",
@@ -151,10 +130,7 @@ Deno.test({
           );
           assert.deepEqual(await axeViolations(page), [], `home fr ${scheme}`);
           assert.equal(await scrollsSideways(page), false, "home fr");
-          await page.screenshot({
-            path: new URL(`home-fr-phone${suffix}.png`, ARTIFACTS).pathname,
-            fullPage: true,
-          });
+          await keepScreenshot(page, `home-fr-phone${suffix}.png`);
 
           // An event's page by its link: still French, without ?lang=.
           await Promise.all([
@@ -191,10 +167,7 @@ Deno.test({
           }
           assert.deepEqual(await axeViolations(page), [], `event de ${scheme}`);
           assert.equal(await scrollsSideways(page), false, "event de");
-          await page.screenshot({
-            path: new URL(`event-de-phone${suffix}.png`, ARTIFACTS).pathname,
-            fullPage: true,
-          });
+          await keepScreenshot(page, `event-de-phone${suffix}.png`);
           // The home page keeps German.
           await page.goto(`${base}/`);
           assert.equal(
@@ -218,10 +191,7 @@ Deno.test({
           assert.equal(await page.locator("h1").innerText(), "Accedi");
           assert.deepEqual(await axeViolations(page), [], `login it ${scheme}`);
           assert.equal(await scrollsSideways(page), false, "login it");
-          await page.screenshot({
-            path: new URL(`login-it-phone${suffix}.png`, ARTIFACTS).pathname,
-            fullPage: true,
-          });
+          await keepScreenshot(page, `login-it-phone${suffix}.png`);
           // Italian chosen there holds on the public pages.
           await page.goto(`${base}/`);
           assert.equal(await page.locator("h1").innerText(), "Prossimi eventi");
@@ -229,10 +199,6 @@ Deno.test({
           await context.close();
         }
       }
-    } finally {
-      await browser.close();
-      await quando.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

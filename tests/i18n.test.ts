@@ -21,6 +21,7 @@ import { LANGUAGE_NAMES, PUBLIC_LANGUAGES, translator } from "../lib/i18n.ts";
 import {
   call,
   createTestApp,
+  statementsDuring,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -734,31 +735,6 @@ Deno.test("the language switch: links to this page in each language, each named 
     ctx.close();
   }
 });
-
-/** Counts the statements the app sends to libSQL while `fn` runs. */
-async function statementsDuring(
-  ctx: TestContext,
-  fn: () => Promise<void>,
-): Promise<number> {
-  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to count calls
-  const client = (ctx.database.db as any).$client;
-  let calls = 0;
-  const saved: Record<string, unknown> = {};
-  for (const method of ["execute", "batch"]) {
-    const original = client[method];
-    saved[method] = original;
-    client[method] = (...args: unknown[]) => {
-      calls++;
-      return original.apply(client, args);
-    };
-  }
-  try {
-    await fn();
-  } finally {
-    Object.assign(client, saved);
-  }
-  return calls;
-}
 
 Deno.test("the public-read cache keeps each language's page apart: one URL, two languages, in either order", async () => {
   for (const order of [["fr", "it"], ["it", "fr"]]) {

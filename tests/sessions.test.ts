@@ -11,55 +11,12 @@ import {
   createTestApp,
   createTestUser,
   oauthAccessToken,
-  type TestContext,
   userWithToken,
 } from "./helpers.ts";
+import { csrfOf, get, postForm, signIn } from "./web-helpers.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const DAY = 86_400;
-
-/** Posts a form as a browser of this site would (Origin: the instance). */
-function postForm(
-  ctx: TestContext,
-  path: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-) {
-  return ctx.app.request(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      origin: new URL(ctx.config.baseUrl).origin,
-      ...headers,
-    },
-    body: new URLSearchParams(fields),
-  });
-}
-
-/** Signs in through the form; returns the Cookie header value. */
-async function signIn(
-  ctx: TestContext,
-  email: string,
-  password: string,
-): Promise<string> {
-  const res = await postForm(ctx, "/login", { email, password });
-  assert.equal(res.status, 303, await res.text());
-  const cookie = res.headers.get("set-cookie") ?? "";
-  const pair = cookie.split(";")[0];
-  assert.match(pair, /^quando_session=[A-Za-z0-9_-]{43}$/);
-  return pair;
-}
-
-function get(ctx: TestContext, path: string, cookie?: string) {
-  return ctx.app.request(path, { headers: cookie ? { cookie } : {} });
-}
-
-/** The CSRF token in a page's forms. */
-function csrfOf(html: string): string {
-  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
-  assert.ok(match, "no csrf_token in the page");
-  return match[1];
-}
 
 Deno.test("sessions: the login form sets an HttpOnly, SameSite=Lax session cookie; a wrong password sets none; only the token's hash is stored", async () => {
   const ctx = await createTestApp();
@@ -162,11 +119,11 @@ Deno.test("moderation page: an anonymous submission is confirmed from /admin; us
     assert.equal(out.headers.get("location"), "/login?next=%2Fadmin");
     // A member may sign in, but not moderate.
     const member = await createTestUser(ctx, { role: "user" });
-    const memberCookie = await signIn(ctx, member.email, member.password);
+    const memberCookie = await signIn(ctx, member);
     assert.equal((await get(ctx, "/admin", memberCookie)).status, 403);
 
     const editor = await createTestUser(ctx, { role: "editor" });
-    const cookie = await signIn(ctx, editor.email, editor.password);
+    const cookie = await signIn(ctx, editor);
     const page = await get(ctx, "/admin", cookie);
     assert.equal(page.status, 200);
     const html = await page.text();
@@ -215,7 +172,7 @@ Deno.test("sessions end on the server: at logout (with its CSRF token) and when 
   const ctx = await createTestApp();
   try {
     const editor = await userWithToken(ctx, "editor");
-    const cookie = await signIn(ctx, editor.email, editor.password);
+    const cookie = await signIn(ctx, editor);
     const html = await (await get(ctx, "/admin", cookie)).text();
     const csrf = csrfOf(html);
     // A logout without the token is refused (and ends nothing).
@@ -233,7 +190,7 @@ Deno.test("sessions end on the server: at logout (with its CSRF token) and when 
     assert.equal((await get(ctx, "/admin", cookie)).status, 303);
     assert.equal(await countRows(ctx, "sessions"), 0);
 
-    const again = await signIn(ctx, editor.email, editor.password);
+    const again = await signIn(ctx, editor);
     assert.equal((await get(ctx, "/admin", again)).status, 200);
     const changed = await call(ctx, "PUT", "/api/users/me/password", {
       token: editor.token,
@@ -287,7 +244,7 @@ Deno.test("submit form: a member's event is published at once; times are the ins
     const out = await get(ctx, "/submit");
     assert.equal(out.status, 303);
     assert.equal(out.headers.get("location"), "/login?next=%2Fsubmit");
-    const cookie = await signIn(ctx, member.email, member.password);
+    const cookie = await signIn(ctx, member);
     const form = await get(ctx, "/submit", cookie);
     assert.equal(form.status, 200);
     const csrf = csrfOf(await form.text());
@@ -517,8 +474,8 @@ Deno.test("account page: the password changes (ending every other session and to
       json: { email: member.email, password: member.password },
     })).json()).access_token;
     assert.equal((await get(ctx, "/account")).status, 303);
-    const cookie = await signIn(ctx, member.email, member.password);
-    const other = await signIn(ctx, member.email, member.password);
+    const cookie = await signIn(ctx, member);
+    const other = await signIn(ctx, member);
     const html = await (await get(ctx, "/account", cookie)).text();
     assert.match(html, /Apps you authorised/);
     assert.match(html, /May: event:write/);

@@ -22,66 +22,19 @@ import {
   hasher,
   oauthAccessToken,
   type TestContext,
-  userWithToken,
 } from "./helpers.ts";
+import {
+  csrfOf,
+  type Fields,
+  get,
+  postForm,
+  signedInWithCsrf,
+  signIn,
+} from "./web-helpers.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const DAY = 86_400;
 const REMOTE = "https://gancio.example/federation/u/relay";
-
-type Fields = Record<string, string | string[]>;
-
-/** Posts a form as a browser of this site would (Origin: the instance). */
-function postForm(
-  ctx: { app: TestContext["app"]; config: TestContext["config"] },
-  path: string,
-  fields: Fields,
-  headers: Record<string, string> = {},
-) {
-  const body = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) {
-    for (const item of Array.isArray(v) ? v : [v]) body.append(k, item);
-  }
-  return Promise.resolve(ctx.app.request(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      origin: new URL(ctx.config.baseUrl).origin,
-      ...headers,
-    },
-    body,
-  }));
-}
-
-/** Signs in through the form; returns the Cookie header value. */
-async function signIn(
-  ctx: { app: TestContext["app"]; config: TestContext["config"] },
-  who: { email: string; password: string },
-): Promise<string> {
-  const res = await postForm(ctx, "/login", {
-    email: who.email,
-    password: who.password,
-  });
-  assert.equal(res.status, 303, await res.text());
-  return (res.headers.get("set-cookie") ?? "").split(";")[0];
-}
-
-function get(
-  ctx: { app: TestContext["app"] },
-  path: string,
-  cookie?: string,
-) {
-  return Promise.resolve(
-    ctx.app.request(path, { headers: cookie ? { cookie } : {} }),
-  );
-}
-
-/** The CSRF token in a page's forms. */
-function csrfOf(html: string): string {
-  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
-  assert.ok(match, "no csrf_token in the page");
-  return match[1];
-}
 
 /** A page's HTML, asserting its status. */
 async function page(
@@ -94,14 +47,6 @@ async function page(
   const html = await res.text();
   assert.equal(res.status, status, `${path}: ${html.slice(0, 300)}`);
   return html;
-}
-
-/** An admin signed in through the form, with an API token and the CSRF token. */
-async function signedInAdmin(ctx: TestContext) {
-  const admin = await userWithToken(ctx, "admin");
-  const cookie = await signIn(ctx, admin);
-  const csrf = csrfOf(await page(ctx, "/admin/fediverse", cookie));
-  return { ...admin, cookie, csrf };
 }
 
 /** The text of a page without its tags (entities of quotes decoded). */
@@ -167,7 +112,7 @@ async function seedRemote(ctx: TestContext, events = 2, comments = 3) {
 Deno.test("admin pages answer admins only: visitors go to sign in, members and editors are refused, every post needs the CSRF token and this origin", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     await seedRemote(ctx, 0, 0);
     const created = await call(ctx, "POST", "/api/collections", {
       token: admin.token,
@@ -286,7 +231,7 @@ Deno.test("admin pages answer admins only: visitors go to sign in, members and e
 Deno.test("fediverse page: actors with their state and what each sent us (counts), instances with their actors; in Italian too", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     await seedRemote(ctx, 2, 3);
     await upsertActor(
       ctx.database.db,
@@ -340,7 +285,7 @@ Deno.test("fediverse page: trusting a loopback peer through the form records it 
     env: { ALLOW_PRIVATE_ADDRESSES: "true" },
   });
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     const res = await postForm(ctx, "/admin/fediverse/trust", {
       csrf_token: admin.csrf,
       url: ` ${peer.actorId} `,
@@ -409,7 +354,7 @@ Deno.test("fediverse page: a refused trust (private address, garbage, empty, too
   const peer = await startPeer("carol");
   const ctx = await createTestApp();
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     const cases: [string, RegExp][] = [
       [
         peer.actorId,
@@ -494,7 +439,7 @@ Deno.test("fediverse page: a refused trust (private address, garbage, empty, too
 Deno.test("fediverse page: an admin blocks an instance from the page and the API shows it blocked (and from the instance's own page, unblocks it)", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     await seedRemote(ctx, 1, 0);
     const res = await postForm(ctx, "/admin/fediverse/instances/block", {
       csrf_token: admin.csrf,
@@ -530,7 +475,7 @@ Deno.test("fediverse page: an admin blocks an instance from the page and the API
 Deno.test("fediverse page: with federation switched off, or absent, the page says so and trusting is refused (400); blocks still work", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     await seedRemote(ctx, 0, 0);
     await call(ctx, "PUT", "/api/settings", {
       token: admin.token,
@@ -595,7 +540,7 @@ Deno.test("fediverse page: with federation switched off, or absent, the page say
 Deno.test("collections page: create, rename, add, edit and delete filters, delete after confirmation; the API sees the same; the public page lists what the filter selects", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     await seedRemote(ctx, 1, 0);
     const jazz = await call(ctx, "POST", "/api/events", {
       token: admin.token,
@@ -740,7 +685,7 @@ Deno.test("collections page: create, rename, add, edit and delete filters, delet
 Deno.test("collections page: bad names and filters are 400 pages with the problem next to the field and what was typed kept, nothing written; a taken name 409; unknown ids 404 pages", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     const one = await (await call(ctx, "POST", "/api/collections", {
       token: admin.token,
       json: { name: "One" },
@@ -855,7 +800,7 @@ Deno.test("collections page: bad names and filters are 400 pages with the proble
 Deno.test("clients page: registered apps with their redirect URIs, scopes and users; deleting one (after confirmation) ends its tokens at once; unknown ids are 404 pages", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await signedInAdmin(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/fediverse");
     const member = await createTestUser(ctx, { role: "user" });
     // oauthAccessToken registers "Test app" and runs the whole flow.
     const token = await oauthAccessToken(ctx, member);

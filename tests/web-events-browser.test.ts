@@ -9,24 +9,23 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import {
-  axeViolations,
-  launchChromium,
-  scrollsSideways,
+  ADMIN,
+  inspectPage,
+  keepScreenshot,
+  phoneContext,
   signInThroughForm,
+  withServerAndBrowser,
 } from "./browser.ts";
-import { apiAt, loginAt, startServerProcess } from "./helpers.ts";
+import { apiAt, loginAt } from "./helpers.ts";
 import { solidPng } from "./images.ts";
 
-const ARTIFACTS = new URL("./artifacts/", import.meta.url);
-const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
 const MEMBER = {
   email: "member@example.org",
   password: "correct horse battery",
 };
 const ZONE = "Europe/Rome";
-const PHONE = { width: 390, height: 844 };
 
 /** `YYYY-MM-DD` in Rome, `days` from now. */
 function romeDay(days: number): string {
@@ -38,24 +37,15 @@ function romeDay(days: number): string {
   }).format(new Date(Date.now() + days * 86_400_000));
 }
 
-/** Checks a page as it is now: axe, no sideways scrolling. */
-async function checkPage(page: Page, what: string) {
-  assert.deepEqual(await axeViolations(page), [], what);
-  assert.equal(await scrollsSideways(page), false, `${what} scrolls sideways`);
-}
-
 /** The same pages in the dark, signed in as the member. */
 async function checkDark(browser: Browser, base: string, paths: string[]) {
-  const context = await browser.newContext({
-    colorScheme: "dark",
-    viewport: PHONE,
-  });
+  const context = await phoneContext(browser, true);
   try {
     const page = await context.newPage();
     await signInThroughForm(page, base, MEMBER, paths[0]);
     for (const path of paths) {
       await page.goto(`${base}${path}`);
-      await checkPage(page, `${path} (dark)`);
+      await inspectPage(page, `${path} (dark)`);
     }
   } finally {
     await context.close();
@@ -68,13 +58,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir();
-    const quando = await startServerProcess(dir, {
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
-    const browser = await launchChromium();
-    try {
+    await withServerAndBrowser({}, async (quando, browser) => {
       const admin = await loginAt(quando.base, ADMIN);
       assert.equal(
         (await apiAt(quando.base, "PUT", "/api/settings", admin, {
@@ -101,14 +85,11 @@ Deno.test({
         201,
       );
 
-      const context = await browser.newContext({
-        viewport: PHONE,
-        deviceScaleFactor: 2,
-      });
+      const context = await phoneContext(browser);
       const page = await context.newPage();
       await signInThroughForm(page, quando.base, MEMBER, "/submit");
       assert.equal(new URL(page.url()).pathname, "/submit");
-      await checkPage(page, "/submit");
+      await inspectPage(page, "/submit");
 
       const first = romeDay(7);
       await page.getByLabel("Title", { exact: true }).fill("Garden mornings");
@@ -148,11 +129,7 @@ Deno.test({
       const fy = Number(await page.locator("#focal_y").inputValue());
       assert.ok(Math.abs(fx - 0.5) < 0.05, `focal x ${fx}`);
       assert.ok(Math.abs(fy - 0.5) < 0.05, `focal y ${fy}`);
-      await checkPage(page, "/submit, filled in");
-      await page.screenshot({
-        path: new URL("submit-full-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await inspectPage(page, "/submit, filled in", "submit-full-phone.png");
       await Promise.all([
         page.waitForURL(/\/event\/garden-mornings$/),
         page.getByRole("button", { name: "Submit" }).click(),
@@ -160,7 +137,7 @@ Deno.test({
 
       // The series at /my, with its next dates.
       await page.goto(`${quando.base}/my`);
-      await checkPage(page, "/my");
+      await inspectPage(page, "/my");
       assert.equal(
         await page.getByRole("heading", { level: 1 }).textContent(),
         "My events",
@@ -168,10 +145,7 @@ Deno.test({
       assert.ok(await page.getByText(/^Every week, until /).isVisible());
       const dateEdits = page.getByRole("link", { name: "Edit this date" });
       assert.equal(await dateEdits.count(), 6, "six weeks to come");
-      await page.screenshot({
-        path: new URL("my-events-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await keepScreenshot(page, "my-events-phone.png");
 
       const mine = await apiAt(
         quando.base,
@@ -224,11 +198,11 @@ Deno.test({
       );
       await page.getByLabel("Starts", { exact: true }).fill(`${day}T10:00`);
       await page.getByLabel("Ends", { exact: true }).fill(`${day}T12:30`);
-      await checkPage(page, "the edit page of one date");
-      await page.screenshot({
-        path: new URL("edit-occurrence-phone.png", ARTIFACTS).pathname,
-        fullPage: true,
-      });
+      await inspectPage(
+        page,
+        "the edit page of one date",
+        "edit-occurrence-phone.png",
+      );
       await Promise.all([
         page.waitForURL(/\/my\?done=saved$/),
         page.getByRole("button", { name: "Save" }).click(),
@@ -269,7 +243,7 @@ Deno.test({
         await page.getByRole("heading", { level: 1 }).textContent() ?? "",
         /^Delete “Garden mornings”\?$/,
       );
-      await checkPage(page, "the delete confirmation");
+      await inspectPage(page, "the delete confirmation");
       await Promise.all([
         page.waitForURL(/\/my$/),
         page.getByRole("link", { name: "Keep it" }).click(),
@@ -286,10 +260,6 @@ Deno.test({
         `/events/${second.id}/edit`,
         `/events/${third.id}/delete`,
       ]);
-    } finally {
-      await browser.close();
-      await quando.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

@@ -16,45 +16,11 @@ import {
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
+import { csrfFrom, csrfOf, get, postForm, signIn } from "./web-helpers.ts";
 import { png } from "./images.ts";
 
 /** Unix seconds of an ISO time. */
 const unix = (iso: string) => Date.parse(iso) / 1000;
-
-/** Signs in through the form; returns the Cookie header value. */
-async function signIn(
-  ctx: TestContext,
-  who: { email: string; password: string },
-): Promise<string> {
-  const res = await ctx.app.request("/login", {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      origin: new URL(ctx.config.baseUrl).origin,
-    },
-    body: new URLSearchParams({ email: who.email, password: who.password }),
-  });
-  assert.equal(res.status, 303, await res.text());
-  return (res.headers.get("set-cookie") ?? "").split(";")[0];
-}
-
-function get(ctx: TestContext, path: string, cookie?: string) {
-  return ctx.app.request(path, { headers: cookie ? { cookie } : {} });
-}
-
-/** The CSRF token in a page's forms. */
-function csrfOf(html: string): string {
-  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
-  assert.ok(match, "no csrf_token in the page");
-  return match[1];
-}
-
-/** A page's CSRF token, read from `path`. */
-async function csrfFrom(ctx: TestContext, path: string, cookie: string) {
-  const res = await get(ctx, path, cookie);
-  assert.equal(res.status, 200, path);
-  return csrfOf(await res.text());
-}
 
 /** Posts the event form as a browser of this site does (multipart), with an optional image. */
 function postEventForm(
@@ -88,25 +54,6 @@ function postEventForm(
       ...(options.cookie ? { cookie: options.cookie } : {}),
     },
     body,
-  });
-}
-
-/** Posts a small urlencoded form (status, delete). */
-function postForm(
-  ctx: TestContext,
-  path: string,
-  fields: Record<string, string>,
-  cookie: string,
-  origin = new URL(ctx.config.baseUrl).origin,
-) {
-  return ctx.app.request(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      origin,
-      cookie,
-    },
-    body: new URLSearchParams(fields),
   });
 }
 
@@ -516,13 +463,13 @@ Deno.test("edit page: prefilled in the instance's zone; owner, editors and admin
       (await postForm(ctx, `/events/${event.id}/status`, {
         csrf_token: otherCsrf,
         status: "EventCancelled",
-      }, otherCookie)).status,
+      }, { cookie: otherCookie })).status,
       403,
     );
     assert.equal(
       (await postForm(ctx, `/events/${event.id}/delete`, {
         csrf_token: otherCsrf,
-      }, otherCookie)).status,
+      }, { cookie: otherCookie })).status,
       403,
     );
     assert.equal((await get(ctx, "/events/999999/edit", cookie)).status, 404);
@@ -531,7 +478,7 @@ Deno.test("edit page: prefilled in the instance's zone; owner, editors and admin
         ctx,
         "/events/999999/delete",
         { csrf_token: csrf },
-        cookie,
+        { cookie },
       )).status,
       404,
     );
@@ -734,7 +681,7 @@ Deno.test("series: one date edited on its own (the others not), the whole series
       csrf_token: csrf,
       status: "EventCancelled",
       page: "1",
-    }, cookie);
+    }, { cookie });
     assert.equal(cancel.status, 303);
     assert.equal(cancel.headers.get("location"), "/my?page=1&done=cancelled");
     assert.equal((await apiEvent(ctx, third.id)).status, "EventCancelled");
@@ -748,19 +695,19 @@ Deno.test("series: one date edited on its own (the others not), the whole series
       (await postForm(ctx, `/events/${third.id}/status`, {
         csrf_token: csrf,
         status: "EventPostponed",
-      }, cookie)).status,
+      }, { cookie })).status,
       400,
     );
     assert.equal(
       (await postForm(ctx, `/events/${third.id}/status`, {
         status: "EventScheduled",
-      }, cookie)).status,
+      }, { cookie })).status,
       403,
     );
     const back = await postForm(ctx, `/events/${third.id}/status`, {
       csrf_token: csrf,
       status: "EventScheduled",
-    }, cookie);
+    }, { cookie });
     assert.equal(back.status, 303);
     assert.equal((await apiEvent(ctx, third.id)).status, "EventScheduled");
 
@@ -779,8 +726,7 @@ Deno.test("series: one date edited on its own (the others not), the whole series
         ctx,
         `/events/${third.id}/delete`,
         { csrf_token: csrf },
-        cookie,
-        "https://evil.example",
+        { cookie, origin: "https://evil.example" },
       )).status,
       403,
     );
@@ -791,7 +737,7 @@ Deno.test("series: one date edited on its own (the others not), the whole series
     );
     const gone = await postForm(ctx, `/events/${third.id}/delete`, {
       csrf_token: csrfOf(confirmHtml),
-    }, cookie);
+    }, { cookie });
     assert.equal(gone.status, 303);
     assert.equal(gone.headers.get("location"), "/my?done=deleted");
     assert.equal(
@@ -808,7 +754,7 @@ Deno.test("series: one date edited on its own (the others not), the whole series
     assert.match(seriesConfirm, /its dates to come are deleted/);
     const seriesGone = await postForm(ctx, `/events/${series.id}/delete`, {
       csrf_token: csrf,
-    }, cookie);
+    }, { cookie });
     assert.equal(seriesGone.status, 303);
     assert.equal(
       (await call(ctx, "GET", `/api/events/${series.id}`)).status,

@@ -7,11 +7,13 @@
  * problem on any of these pages; screenshots go to tests/artifacts/.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import {
-  axeViolations,
+  ARTIFACTS,
+  inspectPage,
+  keepScreenshot,
   launchChromium,
-  scrollsSideways,
+  phoneContext,
   signInThroughForm,
 } from "./browser.ts";
 import {
@@ -24,7 +26,6 @@ import {
 } from "./helpers.ts";
 import { seedReplies } from "./web-moderation-helpers.ts";
 
-const ARTIFACTS = new URL("./artifacts/", import.meta.url);
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const DAY = 86_400;
 
@@ -81,24 +82,9 @@ async function seed(ctx: TestContext) {
   return { admin, member, spam, dinner, jazz, replies };
 }
 
-async function shot(page: Page, name: string) {
-  await page.screenshot({
-    path: new URL(`${name}.png`, ARTIFACTS).pathname,
-    fullPage: true,
-  });
-}
-
-async function checkPage(page: Page, label: string) {
-  assert.deepEqual(await axeViolations(page), [], label);
-  assert.ok(!await scrollsSideways(page), `${label} scrolls sideways`);
-}
-
+/** A phone-sized page in the colour scheme, with its context. */
 async function phone(browser: Browser, colorScheme: "light" | "dark") {
-  const context = await browser.newContext({
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    colorScheme,
-  });
+  const context = await phoneContext(browser, colorScheme === "dark");
   return { context, page: await context.newPage() };
 }
 
@@ -132,7 +118,7 @@ Deno.test({
         "Waiting for confirmation",
       );
       assert.equal(await page.locator("li.card").count(), 3);
-      await checkPage(page, "/admin");
+      await inspectPage(page, "/admin");
       const editLink = page.locator("li.card", { hasText: "Members' dinner" })
         .getByRole("link", { name: "Edit" });
       assert.equal(
@@ -148,8 +134,7 @@ Deno.test({
         await page.getByRole("heading", { level: 1 }).textContent(),
         "Reject this submission?",
       );
-      await checkPage(page, "reject");
-      await shot(page, "moderation-reject-phone");
+      await inspectPage(page, "reject", "moderation-reject-phone.png");
       await Promise.all([
         page.waitForURL(/\/admin\?rejected=1$/),
         page.getByRole("button", { name: "Reject and delete" }).click(),
@@ -186,8 +171,11 @@ Deno.test({
       );
       assert.ok(await after.getByText("the author sees it").isVisible());
       assert.ok(await after.getByText("Messages (1)").isVisible());
-      await checkPage(page, "/admin with a message");
-      await shot(page, "moderation-queue-phone");
+      await inspectPage(
+        page,
+        "/admin with a message",
+        "moderation-queue-phone.png",
+      );
 
       // The author reads it through the API.
       const theirs = await (await call(
@@ -218,11 +206,11 @@ Deno.test({
         await page.getByRole("heading", { level: 1 }).textContent(),
         "In attesa di conferma",
       );
-      await checkPage(page, "/admin in Italian");
+      await inspectPage(page, "/admin in Italian");
       // An unknown id: a page, not an error of the server.
       const missing = await page.goto(`${base}/admin/events/999999/reject`);
       assert.equal(missing?.status(), 404);
-      await checkPage(page, "not found");
+      await inspectPage(page, "not found");
       await light.context.close();
 
       // --- the admin hides a reply, light ---
@@ -234,7 +222,7 @@ Deno.test({
       await ap.waitForURL(/\/admin\/resources$/);
       assert.equal(await ap.locator("li.card").count(), 2);
       assert.ok(await ap.getByText("cloakroom").isVisible());
-      await checkPage(ap, "/admin/resources");
+      await inspectPage(ap, "/admin/resources");
       const spamReply = ap.locator("li.card", { hasText: "Buy followers" });
       await Promise.all([
         ap.waitForURL(/done=hidden/),
@@ -256,8 +244,11 @@ Deno.test({
         publicReplies.resources.map((r: { id: number }) => r.id),
         [replies[0]],
       );
-      await checkPage(ap, "/admin/resources after hiding");
-      await shot(ap, "moderation-resources-phone");
+      await inspectPage(
+        ap,
+        "/admin/resources after hiding",
+        "moderation-resources-phone.png",
+      );
       // Search, then the delete step (cancelled).
       await ap.getByLabel("Search the replies").fill("cloakroom");
       await ap.getByRole("button", { name: "Search" }).click();
@@ -269,7 +260,7 @@ Deno.test({
         await ap.getByRole("heading", { level: 1 }).textContent(),
         "Delete this reply?",
       );
-      await checkPage(ap, "delete a reply");
+      await inspectPage(ap, "delete a reply");
       await ap.getByRole("link", { name: "Cancel" }).click();
       await ap.waitForURL(/\/admin\/resources\?query=cloakroom$/);
       await adminLight.context.close();
@@ -277,12 +268,12 @@ Deno.test({
       // --- dark ---
       const dark = await phone(browser, "dark");
       await signInThroughForm(dark.page, base, editor, "/admin");
-      await checkPage(dark.page, "/admin, dark");
+      await inspectPage(dark.page, "/admin, dark");
       await dark.page.locator("li.card").first().locator("summary").click();
-      await shot(dark.page, "moderation-queue-phone-dark");
+      await keepScreenshot(dark.page, "moderation-queue-phone-dark.png");
       await dark.page.getByRole("button", { name: "Reject" }).first().click();
       await dark.page.waitForURL(/reject/);
-      await checkPage(dark.page, "reject, dark");
+      await inspectPage(dark.page, "reject, dark");
       await dark.context.close();
       const adminDark = await phone(browser, "dark");
       await signInThroughForm(
@@ -291,12 +282,15 @@ Deno.test({
         admin,
         "/admin/resources",
       );
-      await checkPage(adminDark.page, "/admin/resources, dark");
-      await shot(adminDark.page, "moderation-resources-phone-dark");
+      await inspectPage(
+        adminDark.page,
+        "/admin/resources, dark",
+        "moderation-resources-phone-dark.png",
+      );
       await adminDark.page.goto(`${base}/admin/resources/${replies[0]}/delete`);
-      await checkPage(adminDark.page, "delete a reply, dark");
+      await inspectPage(adminDark.page, "delete a reply, dark");
       await adminDark.page.goto(`${base}/admin/resources/999999/delete`);
-      await checkPage(adminDark.page, "not found, dark");
+      await inspectPage(adminDark.page, "not found, dark");
       await adminDark.context.close();
     } finally {
       await browser.close();

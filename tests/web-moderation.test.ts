@@ -15,13 +15,8 @@ import {
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
-import {
-  csrfOf,
-  get,
-  postForm,
-  seedReplies,
-  signIn,
-} from "./web-moderation-helpers.ts";
+import { csrfOf, get, postForm, signIn } from "./web-helpers.ts";
+import { seedReplies } from "./web-moderation-helpers.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const DAY = 86_400;

@@ -6,14 +6,12 @@
  */
 import assert from "node:assert/strict";
 import {
+  ADMIN,
   inspectPage,
-  launchChromium,
   phoneContext,
   signInThroughForm,
+  withServerAndBrowser,
 } from "./browser.ts";
-import { startServerProcess } from "./helpers.ts";
-
-const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
 
 Deno.test({
   name:
@@ -44,81 +42,76 @@ Deno.test({
           { headers: { "content-type": "text/calendar" } },
         ),
     );
-    const dir = await Deno.makeTempDir();
-    const quando = await startServerProcess(dir, {
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      ALLOW_PRIVATE_ADDRESSES: "true",
-    });
-    const browser = await launchChromium();
     try {
-      for (const dark of [false, true]) {
-        const context = await phoneContext(browser, dark);
+      await withServerAndBrowser({
+        ALLOW_PRIVATE_ADDRESSES: "true",
+      }, async (quando, browser) => {
+        for (const dark of [false, true]) {
+          const context = await phoneContext(browser, dark);
+          const page = await context.newPage();
+          await signInThroughForm(page, quando.base, ADMIN, "/admin/sources");
+          const suffix = dark ? "-dark" : "";
+          if (!dark) {
+            assert.ok(await page.getByText("No calendar yet.").isVisible());
+            await inspectPage(page, "/admin/sources (empty)");
+            await page.getByLabel("Calendar address").fill(
+              `http://127.0.0.1:${feed.addr.port}/choir.ics`,
+            );
+            await page.getByLabel("Name").fill("Parish choir");
+            await page.getByLabel("Tags for its events").fill("music, choir");
+            await Promise.all([
+              page.waitForURL(/done=synced/),
+              page.getByRole("button", { name: "Add and sync now" }).click(),
+            ]);
+            assert.match(
+              await page.getByRole("status").textContent() ?? "",
+              /Synced: 1 new/,
+            );
+          }
+          assert.ok(
+            await page.getByRole("heading", { name: "Parish choir" })
+              .isVisible(),
+          );
+          await inspectPage(
+            page,
+            `/admin/sources${suffix}`,
+            `admin-sources-phone${suffix}.png`,
+          );
+          await context.close();
+        }
+        const context = await phoneContext(browser);
         const page = await context.newPage();
         await signInThroughForm(page, quando.base, ADMIN, "/admin/sources");
-        const suffix = dark ? "-dark" : "";
-        if (!dark) {
-          assert.ok(await page.getByText("No calendar yet.").isVisible());
-          await inspectPage(page, "/admin/sources (empty)");
-          await page.getByLabel("Calendar address").fill(
-            `http://127.0.0.1:${feed.addr.port}/choir.ics`,
-          );
-          await page.getByLabel("Name").fill("Parish choir");
-          await page.getByLabel("Tags for its events").fill("music, choir");
-          await Promise.all([
-            page.waitForURL(/done=synced/),
-            page.getByRole("button", { name: "Add and sync now" }).click(),
-          ]);
-          assert.match(
-            await page.getByRole("status").textContent() ?? "",
-            /Synced: 1 new/,
-          );
-        }
-        assert.ok(
-          await page.getByRole("heading", { name: "Parish choir" }).isVisible(),
+        await Promise.all([
+          page.waitForURL(/done=synced/),
+          page.getByRole("button", { name: "Sync now", exact: true }).click(),
+        ]);
+        assert.match(
+          await page.getByRole("status").textContent() ?? "",
+          /1 unchanged/,
         );
+        // The series is public, its dates listed.
+        const events = await (await fetch(`${quando.base}/api/events`))
+          .json() as { title: string }[];
+        assert.equal(
+          events.filter((e) => e.title === "Choir rehearsal").length,
+          4,
+        );
+        await page.getByRole("link", { name: "Remove" }).click();
         await inspectPage(
           page,
-          `/admin/sources${suffix}`,
-          `admin-sources-phone${suffix}.png`,
+          "remove a calendar",
+          "admin-sources-remove-phone.png",
         );
+        await Promise.all([
+          page.waitForURL(/done=removed/),
+          page.getByRole("button", { name: "Remove the calendar" }).click(),
+        ]);
+        assert.ok(await page.getByText("No calendar yet.").isVisible());
         await context.close();
-      }
-      const context = await phoneContext(browser);
-      const page = await context.newPage();
-      await signInThroughForm(page, quando.base, ADMIN, "/admin/sources");
-      await Promise.all([
-        page.waitForURL(/done=synced/),
-        page.getByRole("button", { name: "Sync now", exact: true }).click(),
-      ]);
-      assert.match(
-        await page.getByRole("status").textContent() ?? "",
-        /1 unchanged/,
-      );
-      // The series is public, its dates listed.
-      const events = await (await fetch(`${quando.base}/api/events`))
-        .json() as { title: string }[];
-      assert.equal(
-        events.filter((e) => e.title === "Choir rehearsal").length,
-        4,
-      );
-      await page.getByRole("link", { name: "Remove" }).click();
-      await inspectPage(
-        page,
-        "remove a calendar",
-        "admin-sources-remove-phone.png",
-      );
-      await Promise.all([
-        page.waitForURL(/done=removed/),
-        page.getByRole("button", { name: "Remove the calendar" }).click(),
-      ]);
-      assert.ok(await page.getByText("No calendar yet.").isVisible());
-      await context.close();
+      });
     } finally {
-      await browser.close();
-      await quando.stop();
       await feed.shutdown();
-      await Deno.remove(dir, { recursive: true });
     }
   },
 });

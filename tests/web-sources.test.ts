@@ -11,7 +11,7 @@ import {
   createTestUser,
   type TestContext,
 } from "./helpers.ts";
-import { csrfOf, get, postForm, signIn } from "./web-moderation-helpers.ts";
+import { csrfOf, get, postForm, signIn } from "./web-helpers.ts";
 
 /** A feed server with one event. */
 function feed() {

@@ -8,39 +8,13 @@
  * tests/artifacts/.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
 import {
-  axeViolations,
-  launchChromium,
-  scrollsSideways,
+  ADMIN,
+  inspectPage,
+  phoneContext,
   signInThroughForm,
+  withServerAndBrowser,
 } from "./browser.ts";
-import { startServerProcess } from "./helpers.ts";
-
-const ARTIFACTS = new URL("./artifacts/", import.meta.url);
-const ADMIN = { email: "admin@example.org", password: "correct horse battery" };
-const PHONE = { width: 390, height: 844 };
-
-/** A phone-sized browser context, light or dark. */
-function phone(browser: Browser, dark = false) {
-  return browser.newContext({
-    viewport: PHONE,
-    deviceScaleFactor: 2,
-    colorScheme: dark ? "dark" : "light",
-  });
-}
-
-/** Checks a page as a visitor would meet it, then keeps a screenshot. */
-async function inspect(page: Page, name: string, screenshot?: string) {
-  assert.deepEqual(await axeViolations(page), [], name);
-  assert.equal(await scrollsSideways(page), false, `${name} scrolls sideways`);
-  if (screenshot) {
-    await page.screenshot({
-      path: new URL(screenshot, ARTIFACTS).pathname,
-      fullPage: true,
-    });
-  }
-}
 
 Deno.test({
   name:
@@ -48,15 +22,9 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir();
-    const quando = await startServerProcess(dir, {
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-    });
-    const browser = await launchChromium();
-    try {
+    await withServerAndBrowser({}, async (quando, browser) => {
       const base = quando.base;
-      const context = await phone(browser);
+      const context = await phoneContext(browser);
       await context.grantPermissions(["clipboard-read", "clipboard-write"], {
         origin: base,
       });
@@ -68,7 +36,7 @@ Deno.test({
         "Users",
       );
       assert.ok(await page.getByText("admin@example.org").first().isVisible());
-      await inspect(page, "/admin/users");
+      await inspectPage(page, "/admin/users");
 
       // An editor, by invitation (the default way in).
       await page.getByLabel("E-mail", { exact: true }).fill(
@@ -96,16 +64,20 @@ Deno.test({
         link,
       );
       assert.ok(await page.getByText("editor@example.org").last().isVisible());
-      await inspect(page, "/admin/users with a link", "admin-users-phone.png");
+      await inspectPage(
+        page,
+        "/admin/users with a link",
+        "admin-users-phone.png",
+      );
 
       // The invitee, in a browser of their own, dark.
-      const darkGuest = await phone(browser, true);
+      const darkGuest = await phoneContext(browser, true);
       const darkPage = await darkGuest.newPage();
       await darkPage.goto(link);
-      await inspect(darkPage, "/invite (dark)", "invite-phone-dark.png");
+      await inspectPage(darkPage, "/invite (dark)", "invite-phone-dark.png");
       await darkGuest.close();
 
-      const guest = await phone(browser);
+      const guest = await phoneContext(browser);
       const invitee = await guest.newPage();
       await invitee.goto(link);
       assert.equal(
@@ -116,7 +88,7 @@ Deno.test({
         await invitee.locator("#invite-intro").textContent() ?? "",
         /as Editor.*editor@example\.org/s,
       );
-      await inspect(invitee, "/invite", "invite-phone.png");
+      await inspectPage(invitee, "/invite", "invite-phone.png");
       // The browser itself asks for 8 characters; the server would too.
       assert.equal(
         await invitee.getByLabel("Password", { exact: true }).getAttribute(
@@ -148,7 +120,7 @@ Deno.test({
         await invitee.getByRole("heading", { level: 1 }).textContent(),
         "This link was used already",
       );
-      await inspect(invitee, "/invite used");
+      await inspectPage(invitee, "/invite used");
       await guest.close();
 
       // The admin's list shows the editor, active; no invitation waits.
@@ -166,7 +138,7 @@ Deno.test({
         "Instance settings",
       );
       assert.ok(await page.getByText("@relay@127.0.0.1").isVisible());
-      await inspect(page, "/admin/settings");
+      await inspectPage(page, "/admin/settings");
       await page.getByLabel("Time zone").selectOption("Europe/Rome");
       await Promise.all([
         page.waitForURL(/\/admin\/settings\?saved=1$/),
@@ -180,35 +152,35 @@ Deno.test({
         await page.getByLabel("Time zone").inputValue(),
         "Europe/Rome",
       );
-      await inspect(page, "/admin/settings saved", "admin-settings-phone.png");
+      await inspectPage(
+        page,
+        "/admin/settings saved",
+        "admin-settings-phone.png",
+      );
       await page.goto(`${base}/submit`);
       assert.ok(await page.getByText("(Europe/Rome time)").isVisible());
       await page.goto(`${base}/account`);
-      await inspect(page, "/account");
+      await inspectPage(page, "/account");
       await context.close();
 
       // The admin's pages in dark.
-      const dark = await phone(browser, true);
+      const dark = await phoneContext(browser, true);
       const darkAdmin = await dark.newPage();
       await signInThroughForm(darkAdmin, base, ADMIN, "/admin/users");
-      await inspect(
+      await inspectPage(
         darkAdmin,
         "/admin/users (dark)",
         "admin-users-phone-dark.png",
       );
       await darkAdmin.goto(`${base}/admin/settings`);
-      await inspect(
+      await inspectPage(
         darkAdmin,
         "/admin/settings (dark)",
         "admin-settings-phone-dark.png",
       );
       await darkAdmin.goto(`${base}/account`);
-      await inspect(darkAdmin, "/account (dark)");
+      await inspectPage(darkAdmin, "/account (dark)");
       await dark.close();
-    } finally {
-      await browser.close();
-      await quando.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

@@ -17,62 +17,14 @@ import {
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
-
-/** Posts a form as a browser of this site would (Origin: the instance). */
-function postForm(
-  ctx: TestContext,
-  path: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-) {
-  return ctx.app.request(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      origin: new URL(ctx.config.baseUrl).origin,
-      ...headers,
-    },
-    body: new URLSearchParams(fields),
-  });
-}
-
-function get(ctx: TestContext, path: string, cookie?: string) {
-  return ctx.app.request(path, { headers: cookie ? { cookie } : {} });
-}
-
-/** The session cookie a response sets (name=value). */
-function cookieOf(res: Response): string {
-  const pair = (res.headers.get("set-cookie") ?? "").split(";")[0];
-  assert.match(pair, /^quando_session=[A-Za-z0-9_-]{43}$/);
-  return pair;
-}
-
-/** Signs in through the form; returns the Cookie header value. */
-async function signIn(
-  ctx: TestContext,
-  email: string,
-  password: string,
-): Promise<string> {
-  const res = await postForm(ctx, "/login", { email, password });
-  assert.equal(res.status, 303, await res.text());
-  return cookieOf(res);
-}
-
-/** The CSRF token in a page's forms. */
-function csrfOf(html: string): string {
-  const match = /name="csrf_token" value="([^"]+)"/.exec(html);
-  assert.ok(match, "no csrf_token in the page");
-  return match[1];
-}
-
-/** An admin signed in through the form, with their page's CSRF token. */
-async function adminSession(ctx: TestContext) {
-  const admin = await userWithToken(ctx, "admin");
-  const cookie = await signIn(ctx, admin.email, admin.password);
-  const page = await get(ctx, "/admin/users", cookie);
-  assert.equal(page.status, 200);
-  return { ...admin, cookie, csrf: csrfOf(await page.text()) };
-}
+import {
+  cookieOf,
+  csrfOf,
+  get,
+  postForm,
+  signedInWithCsrf,
+  signIn,
+} from "./web-helpers.ts";
 
 /** The invitation link of a users page answering an invitation. */
 function linkOf(html: string): string {
@@ -99,7 +51,7 @@ const PAGES = ["/admin/users", "/admin/settings"];
 Deno.test("users and settings pages: admins only; visitors are sent to sign in, members and editors refused, for pages and posts alike", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     for (const path of PAGES) {
       const out = await get(ctx, path);
       assert.equal(out.status, 303, path);
@@ -144,7 +96,7 @@ Deno.test("users and settings pages: admins only; visitors are sent to sign in, 
     ];
     for (const role of ["user", "editor"] as const) {
       const other = await createTestUser(ctx, { role });
-      const cookie = await signIn(ctx, other.email, other.password);
+      const cookie = await signIn(ctx, other);
       for (const path of PAGES) {
         assert.equal((await get(ctx, path, cookie)).status, 403, path);
       }
@@ -176,7 +128,7 @@ Deno.test("users and settings pages: admins only; visitors are sent to sign in, 
 Deno.test("users and settings pages: an admin's post without the CSRF token, with a wrong one, or from another site is refused and writes nothing", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     const target = await createTestUser(ctx, { role: "user" });
     const before = {
       users: await countRows(ctx, "users"),
@@ -246,7 +198,7 @@ Deno.test("users and settings pages: an admin's post without the CSRF token, wit
 Deno.test("users page: lists accounts with role and state, searches by e-mail and pages by 20", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     for (let i = 1; i <= 24; i++) {
       await createTestUser(ctx, {
         email: `member${String(i).padStart(2, "0")}@example.org`,
@@ -292,7 +244,7 @@ Deno.test("users page: lists accounts with role and state, searches by e-mail an
 Deno.test("users page: an admin adds a user with a password; bad input answers the form (400/409) with what was typed and writes nothing", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     const before = await countRows(ctx, "users");
     const bad: [Record<string, string>, number, RegExp][] = [
       [
@@ -373,7 +325,7 @@ Deno.test("users page: an admin adds a user with a password; bad input answers t
 Deno.test("invitation: a one-time link shown once (only its hash stored); the invitee sets a password and is signed in; a used link answers 410, an unknown one 404", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     const users = await countRows(ctx, "users");
     const res = await postForm(ctx, "/admin/users", {
       csrf_token: admin.csrf,
@@ -504,7 +456,7 @@ Deno.test("invitation: a one-time link shown once (only its hash stored); the in
 Deno.test("invitation: a link expires after 7 days (410, no account); inviting again replaces the link; a withdrawn link answers 404", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     const invite = async (email: string) => {
       const res = await postForm(ctx, "/admin/users", {
         csrf_token: admin.csrf,
@@ -570,7 +522,7 @@ Deno.test("invitation: a link expires after 7 days (410, no account); inviting a
 Deno.test("users page: roles change by the API's rules; the last active admin can be neither demoted nor deactivated; bad input is a 400 that changes nothing", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     const member = await createTestUser(ctx, { role: "user" });
     const post = (path: string, fields: Record<string, string> = {}) =>
       postForm(ctx, path, { csrf_token: admin.csrf, ...fields }, {
@@ -631,9 +583,9 @@ Deno.test("users page: roles change by the API's rules; the last active admin ca
 Deno.test("users page: deactivation ends the user's sessions and login tokens at once; reactivation lets them sign in again, the old session staying ended", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     const member = await userWithToken(ctx, "editor");
-    const cookie = await signIn(ctx, member.email, member.password);
+    const cookie = await signIn(ctx, member);
     assert.equal((await get(ctx, "/admin", cookie)).status, 200);
     const post = (path: string) =>
       postForm(ctx, path, { csrf_token: admin.csrf }, { cookie: admin.cookie });
@@ -664,7 +616,7 @@ Deno.test("users page: deactivation ends the user's sessions and login tokens at
       /can sign in again/,
     );
     assert.equal((await get(ctx, "/admin", cookie)).status, 303, "still out");
-    const again = await signIn(ctx, member.email, member.password);
+    const again = await signIn(ctx, member);
     assert.equal((await get(ctx, "/admin", again)).status, 200);
   } finally {
     ctx.close();
@@ -674,7 +626,7 @@ Deno.test("users page: deactivation ends the user's sessions and login tokens at
 Deno.test("settings page: every setting but the actor's name, saved through the API's schema and seen by GET /api/settings and /submit; problems shown next to their field, nothing typed lost, nothing written", async () => {
   const ctx = await createTestApp();
   try {
-    const admin = await adminSession(ctx);
+    const admin = await signedInWithCsrf(ctx, "admin", "/admin/users");
     const page = await (await get(ctx, "/admin/settings", admin.cookie)).text();
     for (
       const field of [
@@ -764,7 +716,7 @@ Deno.test("account page: the e-mail changes with the password; a wrong password,
   try {
     const member = await createTestUser(ctx, { role: "user" });
     const other = await createTestUser(ctx, { role: "user" });
-    const cookie = await signIn(ctx, member.email, member.password);
+    const cookie = await signIn(ctx, member);
     const page = await (await get(ctx, "/account", cookie)).text();
     assert.match(page, /Change your e-mail/);
     assert.match(page, /<label for="new_email">/);

@@ -1,9 +1,8 @@
 /** A signed-in user changing their own e-mail address. */
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
-import { isEmailAddress, updateUser, type UserRow } from "../users.ts";
-import { checkPasswordWithinLimit } from "./login.ts";
+import { requireEmailAddress, updateUser, type UserRow } from "../users.ts";
+import { confirmOwnPassword } from "./login.ts";
 import type { PasswordHasher } from "./password.ts";
 
 /**
@@ -19,24 +18,8 @@ export async function changeOwnEmail(
   clientAddress: string,
 ): Promise<UserRow> {
   const email = input.email.trim();
-  if (!isEmailAddress(email)) {
-    throw invalidRequest("The request is not valid", [
-      { field: "email", message: "must be an e-mail address" },
-    ]);
-  }
-  const confirmed = await checkPasswordWithinLimit(
-    deps,
-    user.email,
-    input.password,
-    clientAddress,
-  );
-  if (!confirmed || confirmed.id !== user.id) {
-    throw new ApiError(
-      403,
-      "invalid_credentials",
-      "The current password is wrong",
-    );
-  }
+  requireEmailAddress(email);
+  await confirmOwnPassword(deps, user, input.password, clientAddress);
   return await updateUser(deps.db, deps.hasher, deps.clock, user.id, {
     email,
   });

@@ -8,17 +8,17 @@ import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { invitations, type UserRole, users } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
-import { ApiError, conflict, invalidRequest, notFound } from "../errors.ts";
+import { ApiError, conflict, notFound } from "../errors.ts";
 import { sha256Hex } from "../oauth/crypto.ts";
 import {
   createUser,
   findUserByEmail,
-  isEmailAddress,
   normalizeEmail,
+  requireEmailAddress,
   type UserRow,
 } from "../users.ts";
 import type { PasswordHasher } from "./password.ts";
-import { MIN_PASSWORD_LENGTH } from "./register.ts";
+import { requirePasswordLength } from "./register.ts";
 import { randomToken } from "./tokens.ts";
 
 /** How long an invitation link works: 7 days. */
@@ -42,11 +42,7 @@ export async function createInvitation(
   input: { email: string; role: UserRole },
 ): Promise<{ token: string; invitation: InvitationRow }> {
   const email = normalizeEmail(input.email);
-  if (!isEmailAddress(email)) {
-    throw invalidRequest("The request is not valid", [
-      { field: "email", message: "must be an e-mail address" },
-    ]);
-  }
+  requireEmailAddress(email);
   if (await findUserByEmail(db, email)) {
     throw conflict("A user with this e-mail already exists");
   }
@@ -110,14 +106,7 @@ export async function acceptInvitation(
   password: string,
 ): Promise<UserRow> {
   const { db, clock } = deps;
-  if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) {
-    throw invalidRequest("The request is not valid", [
-      {
-        field: "password",
-        message: `must be at least ${MIN_PASSWORD_LENGTH} characters`,
-      },
-    ]);
-  }
+  requirePasswordLength(password);
   const found = await findInvitation(db, clock, token);
   if (found.state !== "valid") throw unusable(found.state);
   const { id } = found.invitation;

@@ -37,6 +37,32 @@ function invalidCredentials(): ApiError {
 }
 
 /**
+ * Confirms a signed-in user's current password under the login failure limit:
+ * a wrong one is a 403 `invalid_credentials` (and counts toward the limit,
+ * 429 past it).
+ */
+export async function confirmOwnPassword(
+  deps: { db: Db; clock: Clock; hasher: PasswordHasher },
+  user: UserRow,
+  password: string,
+  clientAddress: string,
+): Promise<void> {
+  const confirmed = await checkPasswordWithinLimit(
+    deps,
+    user.email,
+    password,
+    clientAddress,
+  );
+  if (!confirmed || confirmed.id !== user.id) {
+    throw new ApiError(
+      403,
+      "invalid_credentials",
+      "The current password is wrong",
+    );
+  }
+}
+
+/**
  * Checks a password under the login failure limit: the user when it belongs to
  * an active account, null otherwise (the failure stays counted). The attempt is
  * counted before the hash is checked, so parallel attempts cannot exceed the

@@ -1,9 +1,8 @@
 /** A signed-in user changing their own password. */
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
-import { ApiError } from "../errors.ts";
 import { updateUser, type UserRow } from "../users.ts";
-import { checkPasswordWithinLimit } from "./login.ts";
+import { confirmOwnPassword } from "./login.ts";
 import type { PasswordHasher } from "./password.ts";
 
 /**
@@ -18,19 +17,7 @@ export async function changeOwnPassword(
   passwords: { current: string; next: string },
   clientAddress: string,
 ): Promise<UserRow> {
-  const confirmed = await checkPasswordWithinLimit(
-    deps,
-    user.email,
-    passwords.current,
-    clientAddress,
-  );
-  if (!confirmed || confirmed.id !== user.id) {
-    throw new ApiError(
-      403,
-      "invalid_credentials",
-      "The current password is wrong",
-    );
-  }
+  await confirmOwnPassword(deps, user, passwords.current, clientAddress);
   return await updateUser(deps.db, deps.hasher, deps.clock, user.id, {
     password: passwords.next,
   });

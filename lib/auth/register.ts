@@ -7,7 +7,7 @@ import type { Db } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { type RateLimit, reserveRateLimitHit } from "../ratelimit.ts";
-import { createUser, isEmailAddress, type UserRow } from "../users.ts";
+import { createUser, requireEmailAddress, type UserRow } from "../users.ts";
 import type { PasswordHasher } from "./password.ts";
 
 /** Five new accounts an hour from one address. */
@@ -18,6 +18,18 @@ export const REGISTRATION_LIMIT: RateLimit = {
 
 /** Shortest password accepted (as the API's). */
 export const MIN_PASSWORD_LENGTH = 8;
+
+/** Throws 400 (field `password`) unless the length of a new password is acceptable. */
+export function requirePasswordLength(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) {
+    throw invalidRequest("The request is not valid", [
+      {
+        field: "password",
+        message: `must be at least ${MIN_PASSWORD_LENGTH} characters`,
+      },
+    ]);
+  }
+}
 
 /**
  * Registers an account with the role `user`. 400 (field `email` or
@@ -30,22 +42,8 @@ export async function registerUser(
   clientAddress: string,
 ): Promise<UserRow> {
   const email = input.email.trim();
-  if (!isEmailAddress(email)) {
-    throw invalidRequest("The request is not valid", [
-      { field: "email", message: "must be an e-mail address" },
-    ]);
-  }
-  if (
-    input.password.length < MIN_PASSWORD_LENGTH ||
-    input.password.length > 1024
-  ) {
-    throw invalidRequest("The request is not valid", [
-      {
-        field: "password",
-        message: `must be at least ${MIN_PASSWORD_LENGTH} characters`,
-      },
-    ]);
-  }
+  requireEmailAddress(email);
+  requirePasswordLength(input.password);
   const reserved = await reserveRateLimitHit(
     deps.db,
     deps.clock,

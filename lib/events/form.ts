@@ -8,7 +8,7 @@
  */
 import type { MediaItem, Recurrence } from "../../db/schema.ts";
 import { wallClock } from "../feeds/zoned.ts";
-import { escapeHtml } from "../html.ts";
+import { decodeEntities, escapeHtml } from "../html.ts";
 import { localToInstantMs } from "./recurrence.ts";
 import type { EventInput } from "./write.ts";
 
@@ -185,30 +185,6 @@ export function plainTextToHtml(text: string): string {
       });
       return `<p>${lines.join("<br>")}</p>`;
     }).join("");
-}
-
-/** Text of HTML entities (those sanitised HTML contains). */
-function decodeEntities(text: string): string {
-  const named: Record<string, string> = {
-    amp: "&",
-    lt: "<",
-    gt: ">",
-    quot: '"',
-    apos: "'",
-    nbsp: " ",
-  };
-  return text.replace(
-    /&(#x[0-9a-f]+|#\d+|[a-z]+);/gi,
-    (whole, name: string) => {
-      if (name[0] === "#") {
-        const code = name[1] === "x" || name[1] === "X"
-          ? parseInt(name.slice(2), 16)
-          : Number(name.slice(1));
-        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
-      }
-      return named[name.toLowerCase()] ?? whole;
-    },
-  );
 }
 
 /**

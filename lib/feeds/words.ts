@@ -1,5 +1,6 @@
 /** Dates, places and descriptions of feed entries in words, for people. */
 import type { EventStatus } from "../../db/schema.ts";
+import { NAMED_ENTITIES } from "../html.ts";
 import type { FeedEvent } from "./select.ts";
 
 export interface Locality {
@@ -64,15 +65,6 @@ export function statusInWords(status: EventStatus): string | null {
 
 export { escapeHtml } from "../html.ts";
 
-const ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-};
-
 /** Plain text of (already sanitised) HTML: block ends become line breaks. */
 export function htmlToText(html: string): string {
   return html
@@ -91,7 +83,7 @@ export function htmlToText(html: string): string {
           return m;
         }
       }
-      return ENTITIES[code.toLowerCase()] ?? m;
+      return NAMED_ENTITIES[code.toLowerCase()] ?? m;
     })
     .replace(/[ \t]+\n/g, "\n")
     .replace(/\n{3,}/g, "\n\n")

@@ -1,15 +1,5 @@
 /** OAuth client registration and authentication. */
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  gt,
-  inArray,
-  isNull,
-  sql,
-} from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import {
   type OAuthAuthMethod,
@@ -22,6 +12,7 @@ import { randomToken } from "../auth/tokens.ts";
 import type { Clock } from "../clock.ts";
 import { constantTimeEqual, sha256Hex } from "./crypto.ts";
 import { invalidClient } from "./errors.ts";
+import { grantsWithLiveToken } from "./grants.ts";
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
 
@@ -182,14 +173,7 @@ export interface ClientSummary {
  * withdrawn it (as their account page lists them), in one query.
  */
 function clientSummaries(db: Db, clock: Clock) {
-  const alive = db.select({ grantId: oauthTokens.grantId }).from(oauthTokens)
-    .where(
-      and(
-        gt(oauthTokens.expiresAt, clock.now()),
-        isNull(oauthTokens.revokedAt),
-        isNull(oauthTokens.usedAt),
-      ),
-    );
+  const alive = grantsWithLiveToken(db, clock);
   const authorised = db.select({
     clientId: oauthGrants.clientId,
     users: sql<number>`count(distinct ${oauthGrants.userId})`.as("users"),

@@ -357,13 +357,9 @@ export interface Authorization {
   lastUsedAt: string;
 }
 
-/** The applications a user has authorised and not withdrawn, with a token still alive. */
-export async function listAuthorizations(
-  db: Db,
-  clock: Clock,
-  userId: number,
-): Promise<Authorization[]> {
-  const alive = db.select({ grantId: oauthTokens.grantId }).from(oauthTokens)
+/** The ids of grants with a token still alive (not expired, revoked or used), as a subquery. */
+export function grantsWithLiveToken(db: Db, clock: Clock) {
+  return db.select({ grantId: oauthTokens.grantId }).from(oauthTokens)
     .where(
       and(
         gt(oauthTokens.expiresAt, clock.now()),
@@ -371,6 +367,15 @@ export async function listAuthorizations(
         isNull(oauthTokens.usedAt),
       ),
     );
+}
+
+/** The applications a user has authorised and not withdrawn, with a token still alive. */
+export async function listAuthorizations(
+  db: Db,
+  clock: Clock,
+  userId: number,
+): Promise<Authorization[]> {
+  const alive = grantsWithLiveToken(db, clock);
   const rows = await db.select({
     client_id: oauthClients.id,
     name: oauthClients.name,

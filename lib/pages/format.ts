@@ -2,6 +2,7 @@
  * Dates, times and text for the public pages, in the instance's time zone
  * and locale. Pure functions: no database, no HTTP.
  */
+import { decodeEntities } from "../html.ts";
 
 /** Where and how to show times: the instance's IANA time zone and BCP 47 locale. */
 export interface Locality {
@@ -153,30 +154,13 @@ export function endLabel(
     : shortDateTime(end, locality);
 }
 
-const ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-};
-
 /** Plain text of (sanitised) HTML, whitespace collapsed, cut at `max` characters. */
 export function plainText(html: string, max = 300): string {
-  const text = html
+  const stripped = html
     .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ")
     .replace(/<\/?(p|div|br|li|h[1-6]|blockquote|pre|tr)\b[^>]*>/gi, " ")
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-      if (name[0] === "#") {
-        const code = name[1] === "x" || name[1] === "X"
-          ? parseInt(name.slice(2), 16)
-          : parseInt(name.slice(1), 10);
-        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
-      }
-      return ENTITIES[name.toLowerCase()] ?? whole;
-    })
+    .replace(/<[^>]*>/g, "");
+  const text = decodeEntities(stripped)
     .replace(/\s+/g, " ")
     .trim();
   if (text.length <= max) return text;

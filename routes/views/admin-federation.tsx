@@ -4,7 +4,7 @@
  */
 import type { Child } from "hono/jsx";
 import type { PageProps } from "./web.tsx";
-import { WebPage } from "./web.tsx";
+import { Csrf, WebPage } from "./web.tsx";
 
 /** A page of a paged list, and how to reach the others. */
 export interface Paging {
@@ -50,7 +50,7 @@ function ButtonForm(
 ) {
   return (
     <form method="post" action={props.action}>
-      <input type="hidden" name="csrf_token" value={props.csrfToken} />
+      <Csrf token={props.csrfToken} />
       {Object.entries(props.fields).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
@@ -288,7 +288,7 @@ export function FediverseView(
         <FederationNote {...props} />
         {props.federation === "on" && (
           <form method="post" action="/admin/fediverse/trust">
-            <input type="hidden" name="csrf_token" value={props.csrfToken} />
+            <Csrf token={props.csrfToken} />
             <label for="url">{t("fediverse.url")}</label>
             <p class="hint" id="url-hint">{t("fediverse.urlHint")}</p>
             <input
@@ -477,7 +477,7 @@ export function CollectionsView(
       <section class="card" aria-labelledby="create-title">
         <h2 id="create-title">{t("collections.create")}</h2>
         <form method="post" action="/admin/collections">
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <Csrf token={props.csrfToken} />
           <NameField
             {...props}
             id="name"
@@ -700,7 +700,7 @@ export function CollectionView(
       <section class="card" aria-labelledby="rename-title">
         <h2 id="rename-title">{t("collections.rename")}</h2>
         <form method="post" action={base}>
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <Csrf token={props.csrfToken} />
           <NameField
             {...props}
             id="name"
@@ -730,11 +730,7 @@ export function CollectionView(
                   <details open={Object.keys(f.errors).length > 0}>
                     <summary>{t("collections.edit")}</summary>
                     <form method="post" action={`${base}/filters/${f.id}`}>
-                      <input
-                        type="hidden"
-                        name="csrf_token"
-                        value={props.csrfToken}
-                      />
+                      <Csrf token={props.csrfToken} />
                       <FilterFields
                         {...props}
                         prefix={`f${f.id}`}
@@ -769,7 +765,7 @@ export function CollectionView(
       <section class="card" aria-labelledby="add-title">
         <h2 id="add-title">{t("collections.addFilter")}</h2>
         <form method="post" action={`${base}/filters`}>
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <Csrf token={props.csrfToken} />
           <FilterFields
             {...props}
             prefix="new"
@@ -809,7 +805,7 @@ export function ConfirmView(
       <h1 id="confirm-title">{props.title}</h1>
       <p>{props.text}</p>
       <form method="post" action={props.action}>
-        <input type="hidden" name="csrf_token" value={props.csrfToken} />
+        <Csrf token={props.csrfToken} />
         <div class="actions">
           <button type="submit" class="danger">{props.confirm}</button>
         </div>
@@ -893,26 +889,6 @@ export function ClientsView(
           </ul>
         )}
       <Pager {...props} paging={props.paging} label={t("clients.pages")} />
-    </WebPage>
-  );
-}
-
-/** A page that only says something (an unknown id: 404). */
-export function MessageView(
-  props: PageProps & {
-    title: string;
-    text: string;
-    back: { href: string; label: string };
-    path: string;
-  },
-) {
-  return (
-    <WebPage {...props} title={props.title} path={props.path}>
-      <h1>{props.title}</h1>
-      <p>{props.text}</p>
-      <p>
-        <a href={props.back.href}>{props.back.label}</a>
-      </p>
     </WebPage>
   );
 }

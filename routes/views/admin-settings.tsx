@@ -1,6 +1,6 @@
 /** The instance settings page (admins). */
 import type { MessageKey } from "../../lib/i18n.ts";
-import { type PageProps, WebPage } from "./web.tsx";
+import { Csrf, type PageProps, WebPage } from "./web.tsx";
 
 /** The settings the page switches on and off, in the order shown, by section. */
 export const SWITCHES = {
@@ -91,7 +91,7 @@ export function SettingsView(
         <p class="error" role="alert">{t("settings.problems")}</p>
       )}
       <form method="post" action="/admin/settings">
-        <input type="hidden" name="csrf_token" value={props.csrfToken} />
+        <Csrf token={props.csrfToken} />
         <fieldset>
           <legend>{t("settings.section.instance")}</legend>
           {label("instance_title")}

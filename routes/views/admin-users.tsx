@@ -2,7 +2,13 @@
 import { raw } from "hono/html";
 import { USER_ROLES, type UserRole } from "../../db/schema.ts";
 import type { Translate } from "../../lib/i18n.ts";
-import { type PageProps, WebPage } from "./web.tsx";
+import {
+  Csrf,
+  MessageView,
+  NewPasswordField,
+  type PageProps,
+  WebPage,
+} from "./web.tsx";
 
 /** A role's name in the page's language. */
 export function roleName(t: Translate, role: UserRole): string {
@@ -67,13 +73,7 @@ export function UsersView(
   },
 ) {
   const { t, values, errors } = props;
-  const csrf = (
-    <input
-      type="hidden"
-      name="csrf_token"
-      value={props.csrfToken}
-    />
-  );
+  const csrf = <Csrf token={props.csrfToken} />;
   const pageHref = (page: number) => {
     const query = new URLSearchParams();
     if (props.query) query.set("q", props.query);
@@ -421,23 +421,11 @@ export function InviteView(
           hidden
           readonly
         />
-        <label for="password">{t("users.invite.password")}</label>
-        <p class="hint" id="password-hint">{t("register.passwordHint")}</p>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength={8}
-          aria-describedby={props.error
-            ? "password-hint password-error"
-            : "password-hint"}
-          aria-invalid={props.error ? "true" : undefined}
+        <NewPasswordField
+          t={t}
+          label={t("users.invite.password")}
+          error={props.error}
         />
-        {props.error && (
-          <p class="field-error" id="password-error">{props.error}</p>
-        )}
         <div class="actions">
           <button type="submit" class="approve">
             {t("users.invite.accept")}
@@ -463,15 +451,12 @@ export function InviteGoneView(props: PageProps & { reason: GoneReason }) {
     Parameters<Translate>[0],
     Parameters<Translate>[0],
   ];
-  return (
-    <WebPage {...props} title={t(title)}>
-      <h1>{t(title)}</h1>
-      <p>{t(text)}</p>
-      {(props.reason === "used" || props.reason === "taken") && (
-        <p>
-          <a href="/login">{t("users.invite.signIn")}</a>
-        </p>
-      )}
-    </WebPage>
-  );
+  return MessageView({
+    ...props,
+    title: t(title),
+    text: t(text),
+    back: props.reason === "used" || props.reason === "taken"
+      ? { href: "/login", label: t("users.invite.signIn") }
+      : undefined,
+  });
 }

@@ -1,5 +1,5 @@
 /** The sign-in, registration, account and submission pages of the web interface. */
-import { type PageProps, WebPage } from "./web.tsx";
+import { Csrf, NewPasswordField, type PageProps, WebPage } from "./web.tsx";
 
 /** The sign-in form (`/login`). */
 export function LoginView(
@@ -76,23 +76,11 @@ export function RegisterView(
         {errors.email && (
           <p class="field-error" id="email-error">{errors.email}</p>
         )}
-        <label for="password">{t("signIn.password")}</label>
-        <p class="hint" id="password-hint">{t("register.passwordHint")}</p>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength={8}
-          aria-describedby={errors.password
-            ? "password-hint password-error"
-            : "password-hint"}
-          aria-invalid={errors.password ? "true" : undefined}
+        <NewPasswordField
+          t={t}
+          label={t("signIn.password")}
+          error={errors.password}
         />
-        {errors.password && (
-          <p class="field-error" id="password-error">{errors.password}</p>
-        )}
         <div class="actions">
           <button type="submit" class="approve">{t("register.submit")}</button>
         </div>
@@ -135,7 +123,7 @@ export function AccountView(
         <h2 id="email-title">{t("users.email.title")}</h2>
         <p id="email-now">{t("users.email.now", { email: props.email })}</p>
         <form method="post" action="/account/email">
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <Csrf token={props.csrfToken} />
           <label for="new_email">{t("users.email.new")}</label>
           <input
             id="new_email"
@@ -182,7 +170,7 @@ export function AccountView(
           <p class="error" role="alert">{props.passwordError}</p>
         )}
         <form method="post" action="/account/password">
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
+          <Csrf token={props.csrfToken} />
           <label for="current_password">{t("account.current")}</label>
           <input
             id="current_password"
@@ -228,11 +216,7 @@ export function AccountView(
                       encodeURIComponent(app.clientId)
                     }/withdraw`}
                   >
-                    <input
-                      type="hidden"
-                      name="csrf_token"
-                      value={props.csrfToken}
-                    />
+                    <Csrf token={props.csrfToken} />
                     <button
                       type="submit"
                       class="deny"

@@ -1,5 +1,6 @@
 /** The OAuth consent page and the authorization error page. */
 import { Layout } from "./layout.tsx";
+import { Csrf } from "./web.tsx";
 
 export interface ConsentPageProps {
   nonce: string;
@@ -57,7 +58,7 @@ export function ConsentPage(props: ConsentPageProps) {
             ? null
             : <input type="hidden" name={name} value={value} />
         )}
-        <input type="hidden" name="csrf_token" value={props.csrfToken} />
+        <Csrf token={props.csrfToken} />
         <label for="email">E-mail</label>
         <input
           id="email"

@@ -12,7 +12,7 @@ import type {
   EventFormMode,
 } from "../../lib/events/form.ts";
 import type { MessageKey } from "../../lib/i18n.ts";
-import { type PageProps, WebPage } from "./web.tsx";
+import { Csrf, type PageProps, WebPage } from "./web.tsx";
 
 /** A place the form suggests. */
 export interface KnownPlace {
@@ -118,9 +118,7 @@ export function EventFormView(
         enctype="multipart/form-data"
         class="event-form"
       >
-        {props.csrfToken && (
-          <input type="hidden" name="csrf_token" value={props.csrfToken} />
-        )}
+        {props.csrfToken && <Csrf token={props.csrfToken} />}
         {props.next && <input type="hidden" name="next" value={props.next} />}
         {field("title", t("submit.field.title"), {
           required: true,
@@ -499,7 +497,7 @@ function StatusForm(
   const { event, t } = props;
   return (
     <form method="post" action={`/events/${event.id}/status`}>
-      <input type="hidden" name="csrf_token" value={props.csrfToken} />
+      <Csrf token={props.csrfToken} />
       <input type="hidden" name="page" value={String(props.page)} />
       <input
         type="hidden"
@@ -673,7 +671,7 @@ export function DeleteView(
         )}
       </p>
       <form method="post" action={`/events/${props.id}/delete`}>
-        <input type="hidden" name="csrf_token" value={props.csrfToken} />
+        <Csrf token={props.csrfToken} />
         <input type="hidden" name="next" value={props.next} />
         <div class="actions">
           <button type="submit" class="danger">

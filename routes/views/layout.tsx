@@ -10,6 +10,7 @@ body { margin: 0; font: 1.05rem/1.5 system-ui, -apple-system, "Segoe UI", Roboto
 main { max-width: 32rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 0; }
+h3 { font-size: 1.05rem; margin: 0; overflow-wrap: anywhere; }
 .card { border: 1px solid #8885; border-radius: 0.75rem; padding: 1rem; margin: 1rem 0; }
 .muted { opacity: 0.8; font-size: 0.95rem; }
 .error { border: 1px solid var(--danger); color: var(--danger); border-radius: 0.5rem; padding: 0.75rem; }
@@ -22,7 +23,8 @@ button { font: inherit; font-weight: 600; padding: 0.7rem 1.2rem; border-radius:
   cursor: pointer; flex: 1 1 8rem; }
 button.approve { background: var(--accent); color: #fff; border: 1px solid var(--accent); }
 button.deny { background: transparent; color: inherit; border: 1px solid #8889; }
-button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible,
+summary:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 code { overflow-wrap: anywhere; }
 ul.queue { list-style: none; padding: 0; margin: 0; }
 button.danger { background: var(--danger); color: #fff; border: 1px solid var(--danger); }
@@ -34,19 +36,15 @@ nav.tabs ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1.5rem; p
   border-bottom: 1px solid #8885; }
 nav.tabs a { display: inline-block; padding: 0.6rem 0; color: inherit; text-decoration: none; }
 nav.tabs a[aria-current=page] { font-weight: 700; border-bottom: 3px solid var(--accent); }
-nav.pages { display: flex; justify-content: space-between; align-items: center; gap: 0.5rem 1rem; flex-wrap: wrap;
+nav.pages, nav.pager { display: flex; justify-content: space-between; align-items: center; gap: 1rem; flex-wrap: wrap;
   margin: 1rem 0; }
 nav.pages a { display: inline-block; padding: 0.6rem 0; }
-h3 { font-size: 1rem; margin: 1rem 0 0.25rem; }
 ul.messages { list-style: none; padding: 0; margin: 0; }
 ul.messages li { border-left: 3px solid #8887; padding: 0 0 0 0.75rem; margin: 0.6rem 0; }
 ul.messages .text { white-space: pre-line; overflow-wrap: anywhere; margin: 0; }
 ul.messages .muted { margin: 0.2rem 0 0; }
-.badge { display: inline-block; border: 1px solid #8889; border-radius: 1rem; padding: 0 0.5rem; font-size: 0.9rem; }
-details > summary { cursor: pointer; padding: 0.6rem 0; font-weight: 600; color: var(--accent); }
-summary:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-label.check { display: flex; gap: 0.5rem; align-items: center; font-weight: 400; }
-label.check input { width: 1.25rem; height: 1.25rem; margin: 0; }
+details { margin-top: 0.75rem; }
+summary { cursor: pointer; padding: 0.6rem 0; font-weight: 600; color: var(--accent); }
 .content { overflow-wrap: anywhere; }
 .card.is-hidden { border-style: dashed; }
 p.handle { margin: 0.2rem 0 0; }
@@ -54,7 +52,6 @@ p.handle { margin: 0.2rem 0 0; }
 textarea { min-height: 8rem; }
 .hint { opacity: 0.8; font-size: 0.95rem; margin: 0.2rem 0 0; }
 .field-error { color: var(--danger); margin: 0.3rem 0 0; font-weight: 600; }
-textarea:focus-visible, button:focus-visible, select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 main.wide { max-width: 60rem; }
 select { font: inherit; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #8889; border-radius: 0.5rem;
   background: Canvas; color: CanvasText; max-width: 100%; }
@@ -67,43 +64,36 @@ form.signout { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap;
 button.link { background: none; border: none; padding: 0.2rem; min-height: 2.75rem; color: inherit;
   text-decoration: underline; flex: 0 0 auto; font-weight: 400; }
 a { color: var(--accent); }
-fieldset { border: 1px solid #8885; border-radius: 0.75rem; margin: 1.25rem 0 0; padding: 0.25rem 1rem 1rem; min-width: 0; }
-legend { font-weight: 700; padding: 0 0.4rem; }
 input[type=date], input[type=number], input[type=file] { width: 100%; font: inherit; padding: 0.55rem; margin-top: 0.3rem;
   border: 1px solid #8889; border-radius: 0.5rem; background: Canvas; color: CanvasText; }
-.check { display: flex; align-items: center; gap: 0.6rem; margin-top: 0.9rem; }
-.check input { width: 1.4rem; height: 1.4rem; margin: 0; flex: none; }
-.check label { margin: 0; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 0 0.75rem; align-items: end; }
 .focal-frame { position: relative; display: inline-block; max-width: 100%; margin-top: 0.6rem; }
 .focal-frame[hidden] { display: none; }
 .focal-frame img { display: block; max-width: 100%; max-height: 16rem; border-radius: 0.5rem; cursor: crosshair; }
 .focal-dot { position: absolute; width: 1.2rem; height: 1.2rem; margin: -0.6rem 0 0 -0.6rem; border-radius: 50%;
   border: 3px solid #fff; box-shadow: 0 0 0 2px #000; pointer-events: none; }
-input:focus-visible[type=checkbox] { outline: 3px solid var(--accent); outline-offset: 2px; }
 .badge { display: inline-block; font-size: 0.85rem; font-weight: 600; border: 1px solid currentColor; border-radius: 1rem;
   padding: 0 0.5rem; margin-left: 0.25rem; }
-a.button { display: inline-flex; align-items: center; justify-content: center; font-weight: 600; padding: 0.7rem 1.2rem;
-  border-radius: 0.5rem; min-height: 2.75rem; border: 1px solid #8889; color: inherit; text-decoration: none; flex: 1 1 8rem; }
 .actions.compact { margin-top: 0.6rem; gap: 0.5rem; }
 .actions.compact > a.button, .actions.compact form { flex: 1 1 5.5rem; }
 .actions.compact a.button, .actions.compact button { padding: 0.5rem 0.6rem; font-size: 0.95rem; text-align: center; }
-.actions.compact form { display: flex; }
 .actions.compact form button { flex: 1 1 auto; }
-button.danger { background: var(--danger); color: #fff; border: 1px solid var(--danger); }
-h3 { font-size: 1rem; margin: 1rem 0 0.25rem; }
 ul.dates { list-style: none; padding: 0; margin: 0; }
 ul.dates li { border-top: 1px solid #8885; padding: 0.6rem 0; }
 ul.dates p { margin: 0; }
-nav.pages { display: flex; justify-content: space-between; gap: 1rem; margin: 1rem 0; }
 fieldset { border: 1px solid #8885; border-radius: 0.75rem; padding: 0.25rem 1rem 1rem; margin: 1rem 0; min-width: 0; }
 legend { font-weight: 700; padding: 0 0.3rem; }
-label.check { display: flex; gap: 0.6rem; align-items: center; font-weight: 400; min-height: 2.75rem; margin: 0; }
 .switch { display: flex; gap: 0.75rem; align-items: flex-start; margin-top: 0.9rem; }
 .switch label { margin-top: 0; }
 input[type=checkbox], input[type=radio] { width: 1.35rem; height: 1.35rem; margin: 0.15rem 0 0; flex: 0 0 auto;
   accent-color: var(--accent); }
-input[type=checkbox]:focus-visible, input[type=radio]:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+/* A checkbox beside its label: after the rule above, which it enlarges. */
+.check { display: flex; gap: 0.6rem; align-items: center; margin-top: 0.9rem; }
+.check label { margin: 0; font-weight: 400; }
+.check input { width: 1.4rem; height: 1.4rem; }
+/* A label wrapping its checkbox: a smaller box, the whole row a target. */
+label.check { display: flex; gap: 0.6rem; align-items: center; font-weight: 400; min-height: 2.75rem; margin: 0; }
+label.check input { width: 1.25rem; height: 1.25rem; margin: 0; }
 .row { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: stretch; }
 .row > input, .row > select { flex: 1 1 12rem; width: auto; min-width: 0; }
 .row > button { flex: 0 1 auto; margin-top: 0.3rem; }
@@ -113,21 +103,10 @@ p.label { font-weight: 600; margin: 0.9rem 0 0; }
 .card h3 { font-size: 1.05rem; margin: 0 0 0.25rem; }
 form.search, section.invitations { margin-top: 1.5rem; }
 h2.count { margin: 1rem 0 0; }
-nav.pager { display: flex; gap: 1rem; flex-wrap: wrap; align-items: center; margin: 1rem 0; }
-h3 { font-size: 1.05rem; margin: 0; overflow-wrap: anywhere; }
-.actions > form { display: flex; flex: 1 1 8rem; }
 .actions > form > button { flex: 1 1 auto; }
-button.danger { background: var(--danger); color: #fff; border: 1px solid var(--danger); }
-.check { display: flex; gap: 0.6rem; align-items: center; margin-top: 0.9rem; }
-.check label { margin: 0; font-weight: 400; }
-.check input { width: 1.4rem; height: 1.4rem; }
 select[multiple] { width: 100%; }
-.pager { display: flex; justify-content: space-between; gap: 1rem; margin: 1rem 0; }
 .note { border-left: 4px solid var(--accent); padding: 0.5rem 0.75rem; }
 ul.plain { margin: 0.2rem 0 0.6rem; padding-left: 1.2rem; }
-details { margin-top: 0.75rem; }
-summary { cursor: pointer; color: var(--accent); padding: 0.4rem 0; }
-summary:focus-visible, input[type=checkbox]:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 footer.site { border-top: 1px solid #8885; padding: 0.5rem 1.25rem 1.5rem; }
 .languages ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1rem; margin: 0; padding: 0; }
 .languages a { display: inline-block; padding: 0.4rem 0; }

@@ -5,7 +5,7 @@
  */
 import { raw } from "hono/html";
 import type { MessageKey } from "../../lib/i18n.ts";
-import { type PageProps, WebPage } from "./web.tsx";
+import { Csrf, type PageProps, WebPage } from "./web.tsx";
 
 /** A message on a queued event, as the page shows it. */
 export interface ShownMessage {
@@ -99,10 +99,6 @@ function Pages(props: PageProps & { paging: Paging }) {
         : <span />}
     </nav>
   );
-}
-
-function Csrf(props: { token: string }) {
-  return <input type="hidden" name="csrf_token" value={props.token} />;
 }
 
 /** The messages of a queued event and the form to add one. */
@@ -539,21 +535,6 @@ export function ResourceDeleteView(
           <a class="button" href={props.back}>{t("moderation.cancel")}</a>
         </div>
       </form>
-    </WebPage>
-  );
-}
-
-/** A moderation page's problem (unknown id, no longer waiting), with a way back. */
-export function ModerationProblemView(
-  props: PageProps & { heading: string; text: string; back: string },
-) {
-  return (
-    <WebPage {...props} title={props.heading}>
-      <h1>{props.heading}</h1>
-      <p>{props.text}</p>
-      <p>
-        <a href={props.back}>{props.t("moderation.back")}</a>
-      </p>
     </WebPage>
   );
 }

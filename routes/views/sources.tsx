@@ -1,7 +1,7 @@
 /** The calendar subscriptions page (`/admin/sources`) and its removal step. */
 import type { SyncCounts } from "../../db/schema.ts";
 import type { Translate } from "../../lib/i18n.ts";
-import { type PageProps, WebPage } from "./web.tsx";
+import { Csrf, type PageProps, WebPage } from "./web.tsx";
 
 /** A subscription as the page shows it. */
 export interface ShownSource {
@@ -29,10 +29,6 @@ export interface SourceFields {
 /** The counts of a sync in words. */
 export function countsText(t: Translate, counts: SyncCounts): string {
   return t("sources.counts", { ...counts });
-}
-
-function Csrf(props: { token: string }) {
-  return <input type="hidden" name="csrf_token" value={props.token} />;
 }
 
 /** The subscriptions, each with Sync now and Remove, then the add form. */

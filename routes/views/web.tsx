@@ -47,6 +47,11 @@ export interface PageProps {
  * A page of the interface: the instance's name, the navigation of the
  * viewer's role (the current page marked), a sign-out button, then the page.
  */
+/** The hidden field that carries a session's CSRF token in a form. */
+export function Csrf(props: { token: string }) {
+  return <input type="hidden" name="csrf_token" value={props.token} />;
+}
+
 export function WebPage(
   props: PageProps & {
     title: string;
@@ -86,11 +91,7 @@ export function WebPage(
                 ))}
               </ul>
               <form method="post" action="/logout" class="signout">
-                <input
-                  type="hidden"
-                  name="csrf_token"
-                  value={viewer.csrfToken}
-                />
+                <Csrf token={viewer.csrfToken} />
                 <span class="muted">{viewer.email}</span>{" "}
                 <button type="submit" class="link">{t("signOut")}</button>
               </form>
@@ -109,5 +110,54 @@ export function WebPage(
     >
       {props.children}
     </Layout>
+  );
+}
+
+/** A page that only says something (an unknown id, a link that cannot be used), with an optional way on. */
+export function MessageView(
+  props: PageProps & {
+    title: string;
+    text: string;
+    back?: { href: string; label: string };
+    path?: string;
+  },
+) {
+  return (
+    <WebPage {...props} title={props.title} path={props.path}>
+      <h1>{props.title}</h1>
+      <p>{props.text}</p>
+      {props.back && (
+        <p>
+          <a href={props.back.href}>{props.back.label}</a>
+        </p>
+      )}
+    </WebPage>
+  );
+}
+
+/** The field of a new password (registration, an invitation): its hint, the minimum length, its error. */
+export function NewPasswordField(
+  props: { t: Translate; label: string; error?: string },
+) {
+  return (
+    <>
+      <label for="password">{props.label}</label>
+      <p class="hint" id="password-hint">{props.t("register.passwordHint")}</p>
+      <input
+        id="password"
+        name="password"
+        type="password"
+        autocomplete="new-password"
+        required
+        minlength={8}
+        aria-describedby={props.error
+          ? "password-hint password-error"
+          : "password-hint"}
+        aria-invalid={props.error ? "true" : undefined}
+      />
+      {props.error && (
+        <p class="field-error" id="password-error">{props.error}</p>
+      )}
+    </>
   );
 }

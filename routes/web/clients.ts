@@ -15,13 +15,9 @@ import {
 } from "../../lib/oauth/clients.ts";
 import { getSettings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
-import {
-  ClientsView,
-  ConfirmView,
-  MessageView,
-} from "../views/admin-federation.tsx";
-import { pageParam } from "./fediverse.ts";
-import type { WebKit } from "./kit.ts";
+import { ClientsView, ConfirmView } from "../views/admin-federation.tsx";
+import { MessageView } from "../views/web.tsx";
+import { pageOf, type WebKit } from "./kit.ts";
 
 const HOME = "/admin/clients";
 const PAGE_SIZE = 20;
@@ -49,7 +45,7 @@ export function clientRoutes(deps: RouteDeps, web: WebKit) {
     const who = await web.signedIn(c, HOME, web.admins);
     if (!who.ok) return who.answer;
     const settings = await getSettings(db);
-    const page = pageParam(c.req.query("page"));
+    const page = pageOf(c.req.query("page"));
     const clients = await listClients(db, deps.clock, page, PAGE_SIZE);
     const { lang } = web.language(c, settings);
     const format = new Intl.DateTimeFormat(lang, {

@@ -36,12 +36,13 @@ import {
   ConfirmView,
   type FilterErrors,
   type FilterValues,
-  MessageView,
 } from "../views/admin-federation.tsx";
+import { MessageView } from "../views/web.tsx";
 import { actorName } from "./fediverse.ts";
 import {
   formText,
   formTexts,
+  idOf,
   type PageStatus,
   type PostedForm,
   type WebKit,
@@ -108,11 +109,6 @@ function filterErrors(
     if (keys[field]) errors[field] ??= t(keys[field]);
   }
   return errors;
-}
-
-/** A collection id from the path, or null. */
-function idParam(value: string): number | null {
-  return /^[1-9]\d{0,15}$/.test(value) ? Number(value) : null;
 }
 
 /**
@@ -291,7 +287,7 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
 
   /** The collection of the path, or the answer to give instead. */
   const collectionOf = async (c: Context<AppEnv>, current: ActiveSession) => {
-    const id = idParam(c.req.param("id") ?? "");
+    const id = idOf(c.req.param("id") ?? "");
     const found = id === null ? null : await findCollectionById(db, id);
     return found ? { ok: true as const, found } : {
       ok: false as const,
@@ -432,7 +428,7 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     c: Context<AppEnv>,
     found: { filters: FilterRow[] },
   ): number | null => {
-    const id = idParam(c.req.param("fid") ?? "");
+    const id = idOf(c.req.param("fid") ?? "");
     return found.filters.some((f) => f.id === id) ? id : null;
   };
 

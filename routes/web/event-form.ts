@@ -29,6 +29,11 @@ import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import { imageSaver } from "../../lib/media/upload.ts";
 import type { Settings } from "../../lib/settings.ts";
 import type { RouteDeps } from "../env.ts";
+import {
+  eventWriteDeps,
+  federateChange,
+  imageUploadDeps,
+} from "../event-writes.ts";
 import type { KnownPlace } from "../views/event-form.tsx";
 import { formText, type PostedForm } from "./kit.ts";
 
@@ -101,27 +106,15 @@ export function eventWrites(deps: RouteDeps) {
   const { db } = deps.database;
 
   /** What an event write needs, with this instance's settings. */
-  const writeDeps = (settings: Settings): WriteDeps => ({
-    db,
-    clock: deps.clock,
-    settings,
-    publication: deps.federation?.publicationWrite(settings) ?? undefined,
-  });
+  const writeDeps = (settings: Settings): WriteDeps =>
+    eventWriteDeps(deps, settings);
 
   /**
    * Tells the fediverse what a write did (queued in its own batch); a
    * failure is logged, the queue retries.
    */
-  const publish = async (result: WriteResult<unknown>) => {
-    try {
-      await deps.federation?.publishWritten(result);
-    } catch (err) {
-      deps.log.error("federating an event change failed", {
-        event: result.id,
-        error: String(err),
-      });
-    }
-  };
+  const publish = (result: WriteResult<unknown>) =>
+    federateChange(deps, result);
 
   /**
    * The write input of a posted form, its image checked (not yet stored),
@@ -154,13 +147,7 @@ export function eventWrites(deps: RouteDeps) {
     let saveImage: (() => Promise<MediaItem>) | undefined;
     try {
       saveImage = await imageSaver(
-        {
-          db,
-          clock: deps.clock,
-          media: deps.media,
-          quotaBytes: deps.config.mediaQuotaBytes,
-          maxBytes: deps.config.mediaMaxBytes,
-        },
+        imageUploadDeps(deps),
         file,
         { name: image.alt, focalpoint: image.focalpoint, ownerId },
       );

@@ -31,17 +31,12 @@ import {
   FediverseView,
   instancePath,
   InstanceView,
-  MessageView,
 } from "../views/admin-federation.tsx";
-import { formText, type PageStatus, type WebKit } from "./kit.ts";
+import { MessageView } from "../views/web.tsx";
+import { formText, pageOf, type PageStatus, type WebKit } from "./kit.ts";
 
 const PAGE_SIZE = 20;
 const HOME = "/admin/fediverse";
-
-/** A page number from the query (1 when absent or not one). */
-export function pageParam(value: string | undefined): number {
-  return value && /^[1-9]\d{0,5}$/.test(value) ? Number(value) : 1;
-}
 
 /** The link of `path` with `query` set (and empty values dropped). */
 function withQuery(path: string, query: Record<string, string | number>) {
@@ -154,8 +149,8 @@ export function fediverseRoutes(deps: RouteDeps, web: WebKit) {
       error?: string;
     } = {},
   ) => {
-    const page = pageParam(c.req.query("page"));
-    const ipage = pageParam(c.req.query("ipage"));
+    const page = pageOf(c.req.query("page"));
+    const ipage = pageOf(c.req.query("ipage"));
     const [actors, instances] = await Promise.all([
       listActorsWithActivity(db, page, PAGE_SIZE),
       listInstancesWithActors(db, ipage, PAGE_SIZE),
@@ -235,7 +230,7 @@ export function fediverseRoutes(deps: RouteDeps, web: WebKit) {
     if (!instance) {
       return unknown(c, who.current, settings, "fediverse.unknownInstance");
     }
-    const page = pageParam(c.req.query("page"));
+    const page = pageOf(c.req.query("page"));
     const actors = await listActorsWithActivity(db, page, PAGE_SIZE, domain);
     const path = instancePath(domain);
     return web.render(

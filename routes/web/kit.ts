@@ -56,6 +56,16 @@ export function safeNext(
   return next && /^\/(?![/\\])[^\s]*$/.test(next) ? next : fallback;
 }
 
+/** A page number of a query or form (1 when absent or not one). */
+export function pageOf(value: string | undefined): number {
+  return value && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1;
+}
+
+/** A row id of a path or form (digits, no leading zero), or null when it is not one. */
+export function idOf(value: string): number | null {
+  return /^[1-9][0-9]{0,14}$/.test(value) ? Number(value) : null;
+}
+
 /** A posted text field (empty when absent or a file), cut to `max` characters. */
 export function formText(form: PostedForm, name: string, max = 1024): string {
   const value = form[name];

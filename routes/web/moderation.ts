@@ -24,19 +24,14 @@ import { listUnconfirmedPage } from "../../lib/events/list.ts";
 import { findEvent } from "../../lib/events/load.ts";
 import { addMessage, listMessagesOfEvents } from "../../lib/events/messages.ts";
 import { sanitizeDescription } from "../../lib/events/sanitize.ts";
-import {
-  deleteEvent,
-  toggleEvent,
-  type WriteDeps,
-  type WriteResult,
-} from "../../lib/events/write.ts";
+import { deleteEvent, toggleEvent } from "../../lib/events/write.ts";
 import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import { getSettings, type Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { eventWriteDeps, federateChange } from "../event-writes.ts";
 import { MessageBody } from "../events.ts";
 import {
   type MessageDraft,
-  ModerationProblemView,
   QueueView,
   RejectView,
   ResourceDeleteView,
@@ -44,8 +39,11 @@ import {
   ResourcesView,
   type ShownResource,
 } from "../views/moderation.tsx";
+import { MessageView } from "../views/web.tsx";
 import {
   formText,
+  idOf,
+  pageOf,
   type PageStatus,
   type PostedForm,
   type WebKit,
@@ -57,16 +55,6 @@ const QUEUE_PAGE_SIZE = 20;
 const RESOURCES_PAGE_SIZE = 20;
 /** The longest search the resources list takes (as the API). */
 const MAX_QUERY = 200;
-
-/** A page number from the query or a form; anything else is the first page. */
-function pageOf(value: string | undefined): number {
-  return value && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1;
-}
-
-/** An id of the path, or null when it is not one. */
-function idOf(value: string): number | null {
-  return /^[1-9][0-9]{0,14}$/.test(value) ? Number(value) : null;
-}
 
 /** The queue's address at a page, with a notice and an anchor. */
 function queueHref(page: number, done?: string, anchor?: string): string {
@@ -164,25 +152,6 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
       timeZone: settings.instance_timezone,
     });
 
-  const writeDeps = (settings: Settings): WriteDeps => ({
-    db,
-    clock: deps.clock,
-    settings,
-    publication: deps.federation?.publicationWrite(settings) ?? undefined,
-  });
-
-  /** Federates a change; a failure is logged (the queue retries it). */
-  const publish = async (result: WriteResult<unknown>) => {
-    try {
-      await deps.federation?.publishWritten(result);
-    } catch (err) {
-      deps.log.error("federating an event change failed", {
-        event: result.id,
-        error: String(err),
-      });
-    }
-  };
-
   /** A page that says what went wrong, with a way back. */
   const problem = (
     c: Context<AppEnv>,
@@ -194,11 +163,11 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     back: string,
   ) =>
     web.render(c, { current, status }, (common) =>
-      ModerationProblemView({
+      MessageView({
         ...common,
-        heading: common.t(heading),
+        title: common.t(heading),
         text: "key" in text ? common.t(text.key) : text.said,
-        back,
+        back: { href: back, label: common.t("moderation.back") },
       }));
 
   /**
@@ -327,12 +296,12 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     try {
       const settings = await getSettings(db);
       const result = await toggleEvent(
-        writeDeps(settings),
+        eventWriteDeps(deps, settings),
         posted.current.user,
         id,
         { to: true },
       );
-      await publish(result);
+      await federateChange(deps, result);
     } catch (error) {
       return refusal(c, posted.current, error, queueHref(page));
     }
@@ -414,11 +383,11 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     try {
       const settings = await getSettings(db);
       const result = await deleteEvent(
-        writeDeps(settings),
+        eventWriteDeps(deps, settings),
         posted.current.user,
         found.event.id,
       );
-      await publish(result);
+      await federateChange(deps, result);
     } catch (error) {
       return refusal(c, posted.current, error, queueHref(page));
     }

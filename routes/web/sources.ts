@@ -15,20 +15,20 @@ import {
   deleteSource,
   getSource,
   listSources,
-  syncDepsOf,
   type SyncOutcome,
   syncSource,
 } from "../../lib/imports/sources.ts";
 import { getSettings } from "../../lib/settings.ts";
 import { listUsersByIds } from "../../lib/users.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { sourceSyncDeps } from "../sources.ts";
 import {
   countsText,
   SourceDeleteView,
   type SourceFields,
   SourcesView,
 } from "../views/sources.tsx";
-import { formText, type PageStatus, type WebKit } from "./kit.ts";
+import { formText, idOf, type PageStatus, type WebKit } from "./kit.ts";
 
 /** Places offered as a default (by name). */
 const PLACES_OFFERED = 200;
@@ -45,14 +45,6 @@ const EMPTY: SourceFields = {
 export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
   const { db } = web;
-  const syncDeps = async () =>
-    syncDepsOf({
-      db,
-      clock: deps.clock,
-      federation: deps.federation,
-      allowPrivateAddresses: deps.config.allowPrivateAddresses,
-      baseUrl: deps.config.baseUrl,
-    }, await getSettings(db));
 
   /** The list with the add form, a notice and the form's problems. */
   const listPage = async (
@@ -167,7 +159,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     if (tags.length > 20 || tags.some((t) => t.length > 100)) {
       errors.tags = "At most 20 tags of 100 characters.";
     }
-    if (values.place !== "" && !/^[1-9][0-9]{0,14}$/.test(values.place)) {
+    if (values.place !== "" && idOf(values.place) === null) {
       errors.place = "Choose a place of the list.";
     }
     if (Object.keys(errors).length > 0) {
@@ -183,7 +175,9 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       });
       return outcomeNotice(
         c,
-        await syncSource(await syncDeps(), source.id, { force: true }),
+        await syncSource(await sourceSyncDeps(deps), source.id, {
+          force: true,
+        }),
       );
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
@@ -206,8 +200,9 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     current: ActiveSession,
     id: string,
   ) => {
-    const row = /^[1-9][0-9]{0,14}$/.test(id)
-      ? await getSource(db, Number(id)).catch((error) => {
+    const sourceId = idOf(id);
+    const row = sourceId !== null
+      ? await getSource(db, sourceId).catch((error) => {
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;
       })
@@ -230,7 +225,9 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     if (!found.ok) return found.answer;
     return outcomeNotice(
       c,
-      await syncSource(await syncDeps(), found.row.id, { force: true }),
+      await syncSource(await sourceSyncDeps(deps), found.row.id, {
+        force: true,
+      }),
     );
   });
 
