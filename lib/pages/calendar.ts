@@ -229,20 +229,6 @@ export function calendarDayLabel(
     .format(new Date(Date.UTC(day.year, day.month - 1, day.day, 12)));
 }
 
-/** The weekday of a moment in the time zone, in words ("Tuesday"). */
-export function weekdayOf(unix: number, locality: Locality): string {
-  return formatter(locality.locale, locality.timezone, { weekday: "long" })
-    .format(new Date(unix * 1000));
-}
-
-/** Day and month of a moment in the time zone, in words ("6 June"). */
-export function dayAndMonth(unix: number, locality: Locality): string {
-  return formatter(locality.locale, locality.timezone, {
-    day: "numeric",
-    month: "long",
-  }).format(new Date(unix * 1000));
-}
-
 /** A short date of a moment in the time zone: "Tue 9 Jun". */
 export function shortDate(unix: number, locality: Locality): string {
   return formatter(locality.locale, locality.timezone, {

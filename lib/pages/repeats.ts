@@ -152,9 +152,17 @@ function ruleWords(
   }
 }
 
+/** A phrase at the start of a sentence: its first letter in capitals. */
+function sentenceCase(phrase: string, locale: string): string {
+  if (!phrase) return phrase;
+  const first = String.fromCodePoint(phrase.codePointAt(0)!);
+  return first.toLocaleUpperCase(locale) + phrase.slice(first.length);
+}
+
 /**
- * How a series repeats in words, with its last date when it has one
- * ("Every Tuesday, until 30 June 2026"); `start` is the series' first start.
+ * How a series repeats in words, as a sentence, with its last date when it
+ * has one ("Every Tuesday, until 30 June 2026"); `start` is the series'
+ * first start. The home page and the event page both show it.
  */
 export function repeatsInWords(
   rule: RulePlan,
@@ -162,7 +170,11 @@ export function repeatsInWords(
   locality: Locality,
   t: Translate,
 ): string {
-  const words = ruleWords(rule, start, locality, t);
+  // Some wordings start with an ordinal ("il primo lunedì di ogni mese").
+  const words = sentenceCase(
+    ruleWords(rule, start, locality, t),
+    locality.locale,
+  );
   if (rule.until === undefined) return words;
   const date = format(locality, { dateStyle: "long" }).format(
     new Date(rule.until * 1000),

@@ -29,7 +29,7 @@ import {
   weekdayNames,
 } from "../../lib/pages/calendar.ts";
 import { endLabel, isoInZone, timeOfDay } from "../../lib/pages/format.ts";
-import { ruleInWords, sentenceCase } from "../../lib/pages/rule.ts";
+import { repeatsInWords, seriesRule } from "../../lib/pages/repeats.ts";
 import { allEvents, EventItem, EventList, StatusBadge } from "./pages.tsx";
 import { feedUrls, type SiteInfo, SitePage } from "./site.tsx";
 import { eventPath, placePath, tagPath } from "./structured.ts";
@@ -88,7 +88,8 @@ function SeriesItem(
   const { event } = entry;
   const series = entry.series!;
   const { t } = site;
-  const rule = ruleInWords(series.rule, series.start, site);
+  const plan = seriesRule(series.rule, series.start, site.timezone);
+  const rule = plan ? repeatsInWords(plan, series.start, site, t) : null;
   const end = endLabel(event.start_datetime, event.end_datetime, site, "short");
   const cancelled = event.status === "EventCancelled";
   return (
@@ -127,7 +128,7 @@ function SeriesItem(
           </>
         )}
       </p>
-      {rule && <p class="rule">{sentenceCase(rule, site.locale)}</p>}
+      {rule && <p class="rule">{rule}</p>}
       {series.following.length > 0 && (
         <p class="following">
           {t("public.browse.series.following")}{" "}
