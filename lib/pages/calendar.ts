@@ -4,7 +4,13 @@
  * a month's weeks from the locale's first weekday, and the words of weekdays
  * and months in the page's locale. Pure functions: no database, no HTTP.
  */
+import { offsetSeconds, wallClock } from "../feeds/zoned.ts";
 import type { Locality } from "./format.ts";
+
+/** The zone's offset from UTC at a moment (Unix seconds), in seconds. */
+function offsetAt(unix: number, timeZone: string): number {
+  return offsetSeconds(unix * 1000, timeZone);
+}
 
 /** A calendar day: year, month (1-12), day (1-31). */
 export interface CalendarDay {
@@ -38,39 +44,9 @@ function formatter(
   return f;
 }
 
-/** The wall-clock parts of a moment in the time zone. */
-function wallClock(unix: number, timeZone: string) {
-  const parts: Record<string, number> = {};
-  for (
-    const p of formatter("en-US", timeZone, {
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-      hourCycle: "h23",
-    }).formatToParts(new Date(unix * 1000))
-  ) {
-    if (p.type !== "literal") parts[p.type] = Number(p.value);
-  }
-  return parts as Record<
-    "year" | "month" | "day" | "hour" | "minute" | "second",
-    number
-  >;
-}
-
-/** The zone's offset from UTC at a moment, in seconds. */
-function offsetAt(unix: number, timeZone: string): number {
-  const w = wallClock(unix, timeZone);
-  const wall = Date.UTC(w.year, w.month - 1, w.day, w.hour % 24, w.minute) /
-      1000 + w.second;
-  return wall - unix;
-}
-
 /** The day a moment falls on in the time zone. */
 export function dayOf(unix: number, timeZone: string): CalendarDay {
-  const w = wallClock(unix, timeZone);
+  const w = wallClock(unix * 1000, timeZone);
   return { year: w.year, month: w.month, day: w.day };
 }
 
@@ -85,8 +61,7 @@ export function startOfDay(day: CalendarDay, timeZone: string): number {
   // The offset at the guess may differ from the offset at midnight itself.
   start = guess - offsetAt(start, timeZone);
   // Midnight skipped by a DST change: the day starts an hour later.
-  const w = wallClock(start, timeZone);
-  if (w.day !== new Date(guess * 1000).getUTCDate()) {
+  if (dayOf(start, timeZone).day !== new Date(guess * 1000).getUTCDate()) {
     start = guess - offsetAt(start + 3 * 3600, timeZone);
   }
   return start;
