@@ -5,7 +5,7 @@
  * and months in the page's locale. Pure functions: no database, no HTTP.
  */
 import { offsetSeconds, wallClock } from "../feeds/zoned.ts";
-import type { Locality } from "./format.ts";
+import { formatter, type Locality } from "./format.ts";
 
 /** The zone's offset from UTC at a moment (Unix seconds), in seconds. */
 function offsetAt(unix: number, timeZone: string): number {
@@ -22,27 +22,6 @@ export interface CalendarDay {
 /** The months the calendar pages accept: from 1970 to 2199 (the API's bound on times). */
 export const FIRST_YEAR = 1970;
 export const LAST_YEAR = 2199;
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(
-  locale: string,
-  timeZone: string,
-  options: Intl.DateTimeFormatOptions,
-): Intl.DateTimeFormat {
-  const key = `${locale}|${timeZone}|${JSON.stringify(options)}`;
-  let f = formatters.get(key);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
-    } catch {
-      f = new Intl.DateTimeFormat("en", { ...options, timeZone: "UTC" });
-    }
-    if (formatters.size > 200) formatters.clear();
-    formatters.set(key, f);
-  }
-  return f;
-}
 
 /** The day a moment falls on in the time zone. */
 export function dayOf(unix: number, timeZone: string): CalendarDay {
@@ -177,8 +156,8 @@ export function weekdayNames(
   locale: string,
   firstDay: number,
 ): { long: string; short: string }[] {
-  const long = formatter(locale, "UTC", { weekday: "long" });
-  const short = formatter(locale, "UTC", { weekday: "short" });
+  const long = formatter({ locale, timezone: "UTC" }, { weekday: "long" });
+  const short = formatter({ locale, timezone: "UTC" }, { weekday: "short" });
   return Array.from({ length: 7 }, (_, i) => {
     const date = weekdayDate(((firstDay - 1 + i) % 7) + 1);
     return { long: long.format(date), short: short.format(date) };
@@ -191,7 +170,10 @@ export function monthLabel(
   month: number,
   locality: Pick<Locality, "locale">,
 ): string {
-  return formatter(locality.locale, "UTC", { month: "long", year: "numeric" })
+  return formatter({ locale: locality.locale, timezone: "UTC" }, {
+    month: "long",
+    year: "numeric",
+  })
     .format(new Date(Date.UTC(year, month - 1, 15, 12)));
 }
 
@@ -200,13 +182,15 @@ export function calendarDayLabel(
   day: CalendarDay,
   locality: Pick<Locality, "locale">,
 ): string {
-  return formatter(locality.locale, "UTC", { dateStyle: "full" })
+  return formatter({ locale: locality.locale, timezone: "UTC" }, {
+    dateStyle: "full",
+  })
     .format(new Date(Date.UTC(day.year, day.month - 1, day.day, 12)));
 }
 
 /** A short date of a moment in the time zone: "Tue 9 Jun". */
 export function shortDate(unix: number, locality: Locality): string {
-  return formatter(locality.locale, locality.timezone, {
+  return formatter(locality, {
     weekday: "short",
     day: "numeric",
     month: "short",
