@@ -28,9 +28,16 @@ import {
   startOfDay,
   weekdayNames,
 } from "../../lib/pages/calendar.ts";
-import { endLabel, isoInZone, timeOfDay } from "../../lib/pages/format.ts";
+import { isoInZone, timeOfDay } from "../../lib/pages/format.ts";
 import { repeatsInWords, seriesRule } from "../../lib/pages/repeats.ts";
-import { allEvents, EventItem, EventList, StatusBadge } from "./pages.tsx";
+import {
+  allEvents,
+  EventItem,
+  EventList,
+  ListedEventHead,
+  StatusBadge,
+  TagLinks,
+} from "./pages.tsx";
 import { feedUrls, type SiteInfo, SitePage } from "./site.tsx";
 import { eventPath, placePath, tagPath } from "./structured.ts";
 
@@ -90,44 +97,14 @@ function SeriesItem(
   const { t } = site;
   const plan = seriesRule(series.rule, series.start, site.timezone);
   const rule = plan ? repeatsInWords(plan, series.start, site, t) : null;
-  const end = endLabel(event.start_datetime, event.end_datetime, site, "short");
+  const start = props.withDate
+    ? shortDate(event.start_datetime, site) + ", " +
+      timeOfDay(event.start_datetime, site)
+    : timeOfDay(event.start_datetime, site);
   const cancelled = event.status === "EventCancelled";
   return (
     <li class={`h-event event-item series${cancelled ? " is-cancelled" : ""}`}>
-      <h3>
-        <a class="p-name u-url" href={eventPath(event.slug)}>{event.title}</a>
-        <StatusBadge status={event.status} t={t} />
-      </h3>
-      <p class="meta">
-        <time
-          class="dt-start"
-          datetime={isoInZone(event.start_datetime, site.timezone)}
-        >
-          {props.withDate
-            ? shortDate(event.start_datetime, site) + ", " +
-              timeOfDay(event.start_datetime, site)
-            : timeOfDay(event.start_datetime, site)}
-        </time>
-        {end !== null && event.end_datetime !== null && (
-          <>
-            {" – "}
-            <time
-              class="dt-end"
-              datetime={isoInZone(event.end_datetime, site.timezone)}
-            >
-              {end}
-            </time>
-          </>
-        )}
-        {event.place && (
-          <>
-            {" · "}
-            <a class="p-location" href={placePath(event.place.id)}>
-              {event.place.name}
-            </a>
-          </>
-        )}
-      </p>
+      <ListedEventHead event={event} site={site} start={start} showPlace />
       {rule && <p class="rule">{rule}</p>}
       {series.following.length > 0 && (
         <p class="following">
@@ -149,15 +126,7 @@ function SeriesItem(
           </a>
         </p>
       )}
-      {event.tags.length > 0 && (
-        <ul class="tags" aria-label={t("public.tags")}>
-          {event.tags.map((tag) => (
-            <li>
-              <a class="p-category" href={tagPath(tag)}>#{tag}</a>
-            </li>
-          ))}
-        </ul>
-      )}
+      <TagLinks tags={event.tags} t={t} />
     </li>
   );
 }
