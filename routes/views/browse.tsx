@@ -46,6 +46,24 @@ function paged(path: string, page: number): string {
   return page === 1 ? path : `${path}?page=${page}`;
 }
 
+/** A paged list page's canonical address and its previous and next pages' (SitePage meta). */
+function pageLinks(
+  site: SiteInfo,
+  path: string,
+  data: { page: number; hasPrevious: boolean; hasNext: boolean },
+) {
+  return {
+    canonical: `${site.baseUrl}${paged(path, data.page)}`,
+    prev: data.hasPrevious ? paged(path, data.page - 1) : undefined,
+    next: data.hasNext ? paged(path, data.page + 1) : undefined,
+  };
+}
+
+/** What an empty page of a list says: `first` on its first page, `later` past it. */
+function EmptyList(props: { page: number; first: string; later: string }) {
+  return <p class="empty">{props.page === 1 ? props.first : props.later}</p>;
+}
+
 /** Previous and next page links, when there are such pages. */
 function Pager(
   props: {
@@ -213,11 +231,9 @@ export function HomeView(
           : t("public.home.titlePage", { page: data.page }),
         description: site.description ||
           t("public.home.description", { site: site.title }),
-        canonical: `${site.baseUrl}${paged("/", data.page)}`,
         section: "upcoming",
         feeds: allEvents(t),
-        prev: data.hasPrevious ? paged("/", data.page - 1) : undefined,
-        next: data.hasNext ? paged("/", data.page + 1) : undefined,
+        ...pageLinks(site, "/", data),
       }}
     >
       {welcome
@@ -289,11 +305,9 @@ export function PastView(
           ? t("public.browse.past.heading")
           : t("public.browse.past.titlePage", { page: data.page }),
         description: t("public.browse.past.description", { site: site.title }),
-        canonical: `${site.baseUrl}${paged("/past", data.page)}`,
         section: "past",
         feeds: allEvents(t),
-        prev: data.hasPrevious ? paged("/past", data.page - 1) : undefined,
-        next: data.hasNext ? paged("/past", data.page + 1) : undefined,
+        ...pageLinks(site, "/past", data),
       }}
     >
       <h1>
@@ -302,11 +316,11 @@ export function PastView(
       </h1>
       {data.events.length === 0
         ? (
-          <p class="empty">
-            {data.page === 1
-              ? t("public.browse.past.empty")
-              : t("public.browse.past.noMore")}
-          </p>
+          <EmptyList
+            page={data.page}
+            first={t("public.browse.past.empty")}
+            later={t("public.browse.past.noMore")}
+          />
         )
         : (
           <div class="h-feed">
@@ -519,11 +533,11 @@ export function DayView(
       </nav>
       {data.events.length === 0
         ? (
-          <p class="empty">
-            {data.page === 1
-              ? t("public.browse.day.empty")
-              : t("public.browse.noMore")}
-          </p>
+          <EmptyList
+            page={data.page}
+            first={t("public.browse.day.empty")}
+            later={t("public.browse.noMore")}
+          />
         )
         : (
           <ol class="events h-feed">
@@ -563,11 +577,9 @@ export function TagsView(
           ? t("public.browse.tags.heading")
           : t("public.browse.tags.titlePage", { page: data.page }),
         description: t("public.browse.tags.description", { site: site.title }),
-        canonical: `${site.baseUrl}${paged("/tags", data.page)}`,
         section: "tags",
         feeds: allEvents(t),
-        prev: data.hasPrevious ? paged("/tags", data.page - 1) : undefined,
-        next: data.hasNext ? paged("/tags", data.page + 1) : undefined,
+        ...pageLinks(site, "/tags", data),
       }}
     >
       <h1>
@@ -576,11 +588,11 @@ export function TagsView(
       </h1>
       {data.items.length === 0
         ? (
-          <p class="empty">
-            {data.page === 1
-              ? t("public.browse.tags.empty")
-              : t("public.browse.noMore")}
-          </p>
+          <EmptyList
+            page={data.page}
+            first={t("public.browse.tags.empty")}
+            later={t("public.browse.noMore")}
+          />
         )
         : (
           <>
@@ -617,11 +629,9 @@ export function PlacesView(
         description: t("public.browse.places.description", {
           site: site.title,
         }),
-        canonical: `${site.baseUrl}${paged("/places", data.page)}`,
         section: "places",
         feeds: allEvents(t),
-        prev: data.hasPrevious ? paged("/places", data.page - 1) : undefined,
-        next: data.hasNext ? paged("/places", data.page + 1) : undefined,
+        ...pageLinks(site, "/places", data),
       }}
     >
       <h1>
@@ -630,11 +640,11 @@ export function PlacesView(
       </h1>
       {data.items.length === 0
         ? (
-          <p class="empty">
-            {data.page === 1
-              ? t("public.browse.places.empty")
-              : t("public.browse.noMore")}
-          </p>
+          <EmptyList
+            page={data.page}
+            first={t("public.browse.places.empty")}
+            later={t("public.browse.noMore")}
+          />
         )
         : (
           <>
