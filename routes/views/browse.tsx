@@ -4,6 +4,7 @@
  * where to go), the month calendar, a day, past events, and the indexes of
  * tags and places. Listed events are h-events (pages.tsx, EventItem).
  */
+import type { Child } from "hono/jsx";
 import type { Translate } from "../../lib/i18n.ts";
 import type {
   Entry,
@@ -57,11 +58,6 @@ function pageLinks(
     prev: data.hasPrevious ? paged(path, data.page - 1) : undefined,
     next: data.hasNext ? paged(path, data.page + 1) : undefined,
   };
-}
-
-/** What an empty page of a list says: `first` on its first page, `later` past it. */
-function EmptyList(props: { page: number; first: string; later: string }) {
-  return <p class="empty">{props.page === 1 ? props.first : props.later}</p>;
 }
 
 /** Previous and next page links, when there are such pages. */
@@ -290,6 +286,62 @@ export function HomeView(
   );
 }
 
+/**
+ * A paged list page (past events, tags, places): its title and heading with
+ * the page number, its entries or what an empty page says, and the pager.
+ */
+function PagedListPage(
+  props: {
+    site: SiteInfo;
+    nonce: string;
+    section: "past" | "tags" | "places";
+    data: { page: number; hasPrevious: boolean; hasNext: boolean };
+    heading: string;
+    titlePage: string;
+    description: string;
+    /** What the page says instead of entries; null when it has some. */
+    empty: string | null;
+    children?: Child;
+  },
+) {
+  const { site, data } = props;
+  const { t } = site;
+  const path = `/${props.section}`;
+  return (
+    <SitePage
+      site={site}
+      nonce={props.nonce}
+      meta={{
+        title: data.page === 1 ? props.heading : props.titlePage,
+        description: props.description,
+        section: props.section,
+        feeds: allEvents(t),
+        ...pageLinks(site, path, data),
+      }}
+    >
+      <h1>
+        {props.heading}
+        <PageNumber t={t} page={data.page} />
+      </h1>
+      {props.empty !== null
+        ? <p class="empty">{props.empty}</p>
+        : props.children}
+      <Pager t={t} path={path} {...data} />
+    </SitePage>
+  );
+}
+
+/** What an empty page of a list says, or null when it has entries. */
+function emptyWords(
+  data: { page: number },
+  count: number,
+  first: string,
+  later: string,
+): string | null {
+  if (count > 0) return null;
+  return data.page === 1 ? first : later;
+}
+
 /** Past events, newest first. */
 export function PastView(
   props: { site: SiteInfo; nonce: string; data: EventsPage },
@@ -297,38 +349,25 @@ export function PastView(
   const { site, data } = props;
   const { t } = site;
   return (
-    <SitePage
+    <PagedListPage
       site={site}
       nonce={props.nonce}
-      meta={{
-        title: data.page === 1
-          ? t("public.browse.past.heading")
-          : t("public.browse.past.titlePage", { page: data.page }),
-        description: t("public.browse.past.description", { site: site.title }),
-        section: "past",
-        feeds: allEvents(t),
-        ...pageLinks(site, "/past", data),
-      }}
+      section="past"
+      data={data}
+      heading={t("public.browse.past.heading")}
+      titlePage={t("public.browse.past.titlePage", { page: data.page })}
+      description={t("public.browse.past.description", { site: site.title })}
+      empty={emptyWords(
+        data,
+        data.events.length,
+        t("public.browse.past.empty"),
+        t("public.browse.past.noMore"),
+      )}
     >
-      <h1>
-        {t("public.browse.past.heading")}
-        <PageNumber t={t} page={data.page} />
-      </h1>
-      {data.events.length === 0
-        ? (
-          <EmptyList
-            page={data.page}
-            first={t("public.browse.past.empty")}
-            later={t("public.browse.past.noMore")}
-          />
-        )
-        : (
-          <div class="h-feed">
-            <EventList events={data.events} site={site} withDate />
-          </div>
-        )}
-      <Pager t={t} path="/past" {...data} />
-    </SitePage>
+      <div class="h-feed">
+        <EventList events={data.events} site={site} withDate />
+      </div>
+    </PagedListPage>
   );
 }
 
@@ -497,6 +536,12 @@ export function DayView(
   const next = shiftDay(day, 1);
   const month = monthLabel(day.year, day.month, site);
   const begins = startOfDay(day, site.timezone);
+  const empty = emptyWords(
+    data,
+    data.events.length,
+    t("public.browse.day.empty"),
+    t("public.browse.noMore"),
+  );
   return (
     <SitePage
       site={site}
@@ -531,14 +576,8 @@ export function DayView(
           </a>
         )}
       </nav>
-      {data.events.length === 0
-        ? (
-          <EmptyList
-            page={data.page}
-            first={t("public.browse.day.empty")}
-            later={t("public.browse.noMore")}
-          />
-        )
+      {empty !== null
+        ? <p class="empty">{empty}</p>
         : (
           <ol class="events h-feed">
             {data.events.map((event) => (
@@ -569,46 +608,31 @@ export function TagsView(
   const { site, data } = props;
   const { t } = site;
   return (
-    <SitePage
+    <PagedListPage
       site={site}
       nonce={props.nonce}
-      meta={{
-        title: data.page === 1
-          ? t("public.browse.tags.heading")
-          : t("public.browse.tags.titlePage", { page: data.page }),
-        description: t("public.browse.tags.description", { site: site.title }),
-        section: "tags",
-        feeds: allEvents(t),
-        ...pageLinks(site, "/tags", data),
-      }}
+      section="tags"
+      data={data}
+      heading={t("public.browse.tags.heading")}
+      titlePage={t("public.browse.tags.titlePage", { page: data.page })}
+      description={t("public.browse.tags.description", { site: site.title })}
+      empty={emptyWords(
+        data,
+        data.items.length,
+        t("public.browse.tags.empty"),
+        t("public.browse.noMore"),
+      )}
     >
-      <h1>
-        {t("public.browse.tags.heading")}
-        <PageNumber t={t} page={data.page} />
-      </h1>
-      {data.items.length === 0
-        ? (
-          <EmptyList
-            page={data.page}
-            first={t("public.browse.tags.empty")}
-            later={t("public.browse.noMore")}
-          />
-        )
-        : (
-          <>
-            <p class="muted">{t("public.browse.tags.intro")}</p>
-            <ul class="index tag-index">
-              {data.items.map((item) => (
-                <li>
-                  <a href={tagPath(item.tag)}>#{item.tag}</a>{" "}
-                  <span class="count">{upcomingCount(t, item.count)}</span>
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
-      <Pager t={t} path="/tags" {...data} />
-    </SitePage>
+      <p class="muted">{t("public.browse.tags.intro")}</p>
+      <ul class="index tag-index">
+        {data.items.map((item) => (
+          <li>
+            <a href={tagPath(item.tag)}>#{item.tag}</a>{" "}
+            <span class="count">{upcomingCount(t, item.count)}</span>
+          </li>
+        ))}
+      </ul>
+    </PagedListPage>
   );
 }
 
@@ -619,57 +643,42 @@ export function PlacesView(
   const { site, data } = props;
   const { t } = site;
   return (
-    <SitePage
+    <PagedListPage
       site={site}
       nonce={props.nonce}
-      meta={{
-        title: data.page === 1
-          ? t("public.browse.places.heading")
-          : t("public.browse.places.titlePage", { page: data.page }),
-        description: t("public.browse.places.description", {
-          site: site.title,
-        }),
-        section: "places",
-        feeds: allEvents(t),
-        ...pageLinks(site, "/places", data),
-      }}
+      section="places"
+      data={data}
+      heading={t("public.browse.places.heading")}
+      titlePage={t("public.browse.places.titlePage", { page: data.page })}
+      description={t("public.browse.places.description", {
+        site: site.title,
+      })}
+      empty={emptyWords(
+        data,
+        data.items.length,
+        t("public.browse.places.empty"),
+        t("public.browse.noMore"),
+      )}
     >
-      <h1>
-        {t("public.browse.places.heading")}
-        <PageNumber t={t} page={data.page} />
-      </h1>
-      {data.items.length === 0
-        ? (
-          <EmptyList
-            page={data.page}
-            first={t("public.browse.places.empty")}
-            later={t("public.browse.noMore")}
-          />
-        )
-        : (
-          <>
-            <p class="muted">{t("public.browse.places.intro")}</p>
-            <ul class="index place-index">
-              {data.items.map((item) => (
-                <li class="h-card">
-                  <a class="p-name u-url" href={placePath(item.id)}>
-                    {item.name}
-                  </a>{" "}
-                  <span class="count">{upcomingCount(t, item.count)}</span>
-                  {item.address && (
-                    <>
-                      <br />
-                      <span class="p-street-address muted">
-                        {item.address}
-                      </span>
-                    </>
-                  )}
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
-      <Pager t={t} path="/places" {...data} />
-    </SitePage>
+      <p class="muted">{t("public.browse.places.intro")}</p>
+      <ul class="index place-index">
+        {data.items.map((item) => (
+          <li class="h-card">
+            <a class="p-name u-url" href={placePath(item.id)}>
+              {item.name}
+            </a>{" "}
+            <span class="count">{upcomingCount(t, item.count)}</span>
+            {item.address && (
+              <>
+                <br />
+                <span class="p-street-address muted">
+                  {item.address}
+                </span>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </PagedListPage>
   );
 }
