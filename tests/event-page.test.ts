@@ -12,7 +12,6 @@ import assert from "node:assert/strict";
 import ICAL from "ical.js";
 import { parseHTML } from "linkedom";
 import { mf2 } from "microformats-parser";
-import { parse as parseHtml5 } from "parse5";
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema.ts";
 import { upsertRemoteEvent } from "../lib/events/write.ts";
@@ -22,7 +21,9 @@ import { repeatsInWords, seriesRule } from "../lib/pages/repeats.ts";
 import {
   call,
   createTestApp,
+  parseErrors,
   type TestContext,
+  text,
   userWithToken,
 } from "./helpers.ts";
 
@@ -58,10 +59,6 @@ const JUNE_6_EVENING = Date.parse("2026-06-06T17:00:00Z") / 1000;
 const JUNE_2_EVENING = Date.parse("2026-06-02T17:00:00Z") / 1000;
 const ISO_WITH_OFFSET = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/;
 
-function text(el: El | null): string {
-  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
-}
-
 /** The page, checked for HTML parser errors, with its microformats and JSON-LD. */
 async function getPage(
   ctx: TestContext,
@@ -71,9 +68,7 @@ async function getPage(
   const res = await ctx.app.request(path);
   const html = await res.text();
   assert.equal(res.status, status, `${path}: ${html.slice(0, 300)}`);
-  const errors: string[] = [];
-  parseHtml5(html, { onParseError: (e) => errors.push(e.code) });
-  assert.deepEqual(errors, [], `${path}: HTML parser errors`);
+  assert.deepEqual(parseErrors(html), [], `${path}: HTML parser errors`);
   const { document } = parseHTML(html) as unknown as { document: El };
   const $$ = (s: string) => [...document.querySelectorAll(s)];
   const blocks = $$('script[type="application/ld+json"]');

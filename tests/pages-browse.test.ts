@@ -9,7 +9,6 @@
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import { mf2 } from "microformats-parser";
-import { parse } from "parse5";
 import {
   firstWeekday,
   monthWeeks,
@@ -21,7 +20,9 @@ import { CACHED_ROUTES } from "../routes/cache.ts";
 import {
   call,
   createTestApp,
+  parseErrors,
   type TestContext,
+  text,
   userWithToken,
 } from "./helpers.ts";
 
@@ -55,19 +56,6 @@ async function getPage(ctx: TestContext, path: string, lang?: string) {
     $: (s: string) => document.querySelector(s),
     $$: (s: string) => [...document.querySelectorAll(s)],
   };
-}
-
-function text(el: El | null): string {
-  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
-}
-
-/** parse5's parse errors of a page (none expected). */
-function parseErrors(html: string): string[] {
-  const errors: string[] = [];
-  parse(html, {
-    onParseError: (e) => errors.push(`${e.code} at ${e.startLine}`),
-  });
-  return errors;
 }
 
 /** The names of the page's h-event items (microformats2, parsed by a library). */
