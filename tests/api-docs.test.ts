@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
-import { createTestApp, type TestContext } from "./helpers.ts";
+import { createTestApp, type TestContext, text } from "./helpers.ts";
 import { apiDocsRenderer } from "../routes/views/api-docs.tsx";
 
 /** The parts of a DOM element the tests use (the type check has no DOM library). */
@@ -41,9 +41,6 @@ function $$(root: El, selector: string): El[] {
 }
 
 /** Text with runs of white space as one space. */
-function text(el: El | null): string {
-  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
-}
 
 /** Text with elements apart, as a reader hears it: "name string required 1–200". */
 function words(el: El | null): string {

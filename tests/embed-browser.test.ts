@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import {
+  ADMIN,
   ARTIFACTS,
   axeViolations,
   launchChromium,
@@ -19,43 +20,15 @@ import {
   requireChromium,
   scrollsSideways,
 } from "./browser.ts";
-import { freePort, startServerProcess } from "./helpers.ts";
+import { apiOk, freePort, loginAt, startServerProcess } from "./helpers.ts";
 
-const ADMIN_EMAIL = "admin@example.org";
-const ADMIN_PASSWORD = "correct horse battery";
 const TIMEZONE = "Europe/Rome";
 const DAY = 86_400;
 
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token: string | null,
-  body?: unknown,
-): Promise<unknown> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      "content-type": "application/json",
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
-
 /** Bologna's instance: jazz, folk, a cancelled film and a talk, from the day after tomorrow. */
 async function seed(base: string) {
-  const { access_token: token } = await api(
-    base,
-    "POST",
-    "/api/login/token",
-    null,
-    { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
-  ) as { access_token: string };
-  await api(base, "PUT", "/api/settings", token, {
+  const token = await loginAt(base, ADMIN);
+  await apiOk(base, "PUT", "/api/settings", token, {
     instance_title: "Quando Bologna",
     instance_timezone: TIMEZONE,
     instance_locale: "en-GB",
@@ -63,7 +36,7 @@ async function seed(base: string) {
   const evening = Math.floor(Date.now() / 1000 / DAY) * DAY + 2 * DAY +
     17 * 3600;
   const create = (body: Record<string, unknown>) =>
-    api(base, "POST", "/api/events", token, body) as Promise<{
+    apiOk(base, "POST", "/api/events", token, body) as Promise<{
       slug: string;
       start_datetime: number;
     }>;
@@ -225,7 +198,10 @@ Deno.test({
     let browser: Browser | undefined;
     const contexts: BrowserContext[] = [];
     try {
-      quando = await startServerProcess(dir, { ADMIN_EMAIL, ADMIN_PASSWORD });
+      quando = await startServerProcess(dir, {
+        ADMIN_EMAIL: ADMIN.email,
+        ADMIN_PASSWORD: ADMIN.password,
+      });
       const base = quando.base;
       const { jazz, folk } = await seed(base);
 

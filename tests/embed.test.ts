@@ -14,7 +14,9 @@ import { translator } from "../lib/i18n.ts";
 import {
   call,
   createTestApp,
+  parseErrors,
   type TestContext,
+  text,
   userWithToken,
 } from "./helpers.ts";
 
@@ -33,10 +35,6 @@ interface El {
   querySelectorAll(selector: string): Iterable<El>;
 }
 
-function text(el: El | null): string {
-  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
-}
-
 function dom(html: string) {
   const { document } = parseHTML(html) as unknown as { document: El };
   return {
@@ -44,15 +42,6 @@ function dom(html: string) {
     $: (s: string) => document.querySelector(s),
     $$: (s: string) => [...document.querySelectorAll(s)],
   };
-}
-
-/** parse5's parser errors of a whole document (none expected). */
-function parseErrors(html: string): string[] {
-  const errors: string[] = [];
-  parse(html, {
-    onParseError: (e) => errors.push(`${e.code} at ${e.startLine}`),
-  });
-  return errors;
 }
 
 /** A parse5 node, as far as these tests read it. */

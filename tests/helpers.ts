@@ -1,6 +1,7 @@
 /** Shared test helpers: build the app over an in-memory database, make users, get tokens. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { parse as parseHtml5 } from "parse5";
 import { sql } from "drizzle-orm";
 import { type Database, migrateDatabase, openDatabase } from "../db/client.ts";
 import type { UserRole } from "../db/schema.ts";
@@ -571,4 +572,18 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for: ${what}`);
+}
+
+/** An element's text with its whitespace collapsed, as a reader sees it ("" for none). */
+export function text(el: { textContent: string | null } | null): string {
+  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+
+/** parse5's parser errors for a whole document (none for valid HTML). */
+export function parseErrors(html: string): string[] {
+  const errors: string[] = [];
+  parseHtml5(html, {
+    onParseError: (e) => errors.push(`${e.code} at ${e.startLine}`),
+  });
+  return errors;
 }

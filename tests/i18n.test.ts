@@ -23,6 +23,7 @@ import {
   createTestApp,
   statementsDuring,
   type TestContext,
+  text,
   userWithToken,
 } from "./helpers.ts";
 
@@ -55,10 +56,6 @@ const TZ = "Europe/Rome";
 /** 19:00 in Rome. */
 const START = Date.parse("2026-06-06T17:00:00Z") / 1000;
 const DAY = 86_400;
-
-function text(el: El | null): string {
-  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
-}
 
 async function get(
   ctx: TestContext,

@@ -11,44 +11,15 @@
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import {
+  ADMIN,
   inspectPage,
   launchChromium,
   phoneContext,
   requireChromium,
 } from "./browser.ts";
-import { startServerProcess } from "./helpers.ts";
+import { apiOk, loginAt, startServerProcess } from "./helpers.ts";
 
-const ADMIN_EMAIL = "admin@example.org";
-const ADMIN_PASSWORD = "correct horse battery";
 const DAY = 86_400;
-
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token: string | null,
-  body?: unknown,
-): Promise<unknown> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      "content-type": "application/json",
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
-
-async function login(base: string): Promise<string> {
-  const { access_token } = await api(base, "POST", "/api/login/token", null, {
-    email: ADMIN_EMAIL,
-    password: ADMIN_PASSWORD,
-  }) as { access_token: string };
-  return access_token;
-}
 
 /** A town's calendar: a weekly series, a monthly one, single events, past ones. */
 async function fill(base: string, token: string) {
@@ -56,7 +27,7 @@ async function fill(base: string, token: string) {
   // 18:00 UTC: 19:00 or 20:00 in Rome, the same day.
   const evening = today + DAY + 18 * 3600;
   const create = (body: Record<string, unknown>) =>
-    api(base, "POST", "/api/events", token, body) as Promise<
+    apiOk(base, "POST", "/api/events", token, body) as Promise<
       { slug: string; title: string }
     >;
   const jam = await create({
@@ -127,15 +98,15 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "quando-browse-" });
     const server = await startServerProcess(dir, {
       DATABASE_URL: `file:${dir}/quando.db`,
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
       PUBLIC_CACHE_MS: "0",
     });
     let browser: Browser | null = null;
     try {
       const base = server.base;
-      const token = await login(base);
-      await api(base, "PUT", "/api/settings", token, {
+      const token = await loginAt(base, ADMIN);
+      await apiOk(base, "PUT", "/api/settings", token, {
         instance_title: "Quando Bologna",
         instance_description:
           "Concerts, talks and gatherings around Bologna, put together by its neighbourhoods.",

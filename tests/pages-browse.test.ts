@@ -4,13 +4,11 @@
  * and its days, past events, the tags and places indexes (their counts
  * checked against the API), bad input (400 pages), the navigation, HTML
  * validity (parse5) and h-event microformats (microformats-parser); and the
- * rule in words and the calendar arithmetic on their own.
+ * calendar arithmetic on its own (the rule in words: tests/event-page.test.ts).
  */
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import { mf2 } from "microformats-parser";
-import { parse } from "parse5";
-import { translator } from "../lib/i18n.ts";
 import {
   firstWeekday,
   monthWeeks,
@@ -18,12 +16,13 @@ import {
   parseMonth,
   startOfDay,
 } from "../lib/pages/calendar.ts";
-import { ruleInWords } from "../lib/pages/rule.ts";
 import { CACHED_ROUTES } from "../routes/cache.ts";
 import {
   call,
   createTestApp,
+  parseErrors,
   type TestContext,
+  text,
   userWithToken,
 } from "./helpers.ts";
 
@@ -57,19 +56,6 @@ async function getPage(ctx: TestContext, path: string, lang?: string) {
     $: (s: string) => document.querySelector(s),
     $$: (s: string) => [...document.querySelectorAll(s)],
   };
-}
-
-function text(el: El | null): string {
-  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
-}
-
-/** parse5's parse errors of a page (none expected). */
-function parseErrors(html: string): string[] {
-  const errors: string[] = [];
-  parse(html, {
-    onParseError: (e) => errors.push(`${e.code} at ${e.startLine}`),
-  });
-  return errors;
 }
 
 /** The names of the page's h-event items (microformats2, parsed by a library). */
@@ -187,6 +173,12 @@ Deno.test("home: a series is shown once, with its rule in words and its next dat
     assert.equal(
       item.querySelector(".p-name")?.getAttribute("href"),
       "/event/weekly-jam-2026-06-02",
+    );
+    // The event page says it in the same words.
+    const occurrence = await getPage(ctx, "/event/weekly-jam-2026-06-02");
+    assert.match(
+      text(occurrence.$(".repeats")),
+      /^Every Tuesday(All dates of this series)?$/,
     );
     const following = [...item.querySelectorAll(".following time")].map((t) =>
       t.getAttribute("datetime")
@@ -619,107 +611,6 @@ Deno.test("browse pages are public-read cached per language; a write ends them",
   } finally {
     ctx.close();
   }
-});
-
-Deno.test("a series' rule in words, in five languages", () => {
-  const zone = "Europe/Rome";
-  // Tuesday 2 June 2026, Monday 8 June, Wednesday 3 June, Friday 26 June, Sunday 28 June.
-  const tuesday = Date.parse("2026-06-02T17:00:00Z") / 1000;
-  const monday = Date.parse("2026-06-08T17:00:00Z") / 1000;
-  const third = Date.parse("2026-06-03T17:00:00Z") / 1000;
-  const lastFriday = Date.parse("2026-06-26T17:00:00Z") / 1000;
-  const lastSunday = Date.parse("2026-06-28T17:00:00Z") / 1000;
-  const secondTuesday = Date.parse("2026-06-09T17:00:00Z") / 1000;
-  const first = Date.parse("2026-06-01T08:00:00Z") / 1000;
-  const expected: Record<string, string[]> = {
-    en: [
-      "every Tuesday",
-      "every 2 weeks on Monday",
-      "monthly on the 3rd",
-      "on the last Friday of every month",
-      "on the last Sunday of every month",
-      "on the second Tuesday of every month",
-      "monthly on the 1st",
-      "every day",
-      "every year on 2 June",
-    ],
-    it: [
-      "ogni martedì",
-      "ogni 2 settimane, di lunedì",
-      "ogni mese, il giorno 3",
-      "l'ultimo venerdì di ogni mese",
-      "l'ultima domenica di ogni mese",
-      "il secondo martedì di ogni mese",
-      "ogni mese, il giorno 1",
-      "ogni giorno",
-      "ogni anno, il 2 giugno",
-    ],
-    fr: [
-      "chaque mardi",
-      "toutes les 2 semaines, le lundi",
-      "tous les mois, le 3",
-      "le dernier vendredi de chaque mois",
-      "le dernier dimanche de chaque mois",
-      "le deuxième mardi de chaque mois",
-      "tous les mois, le 1er",
-      "tous les jours",
-      "chaque année, le 2 juin",
-    ],
-    es: [
-      "cada martes",
-      "cada 2 semanas, el lunes",
-      "todos los meses, el día 3",
-      "el último viernes de cada mes",
-      "el último domingo de cada mes",
-      "el segundo martes de cada mes",
-      "todos los meses, el día 1",
-      "todos los días",
-      "todos los años, el 2 de junio",
-    ],
-    de: [
-      "jeden Dienstag",
-      "alle 2 Wochen am Montag",
-      "monatlich am 3.",
-      "am letzten Freitag jedes Monats",
-      "am letzten Sonntag jedes Monats",
-      "am zweiten Dienstag jedes Monats",
-      "monatlich am 1.",
-      "jeden Tag",
-      "jedes Jahr am 2. Juni",
-    ],
-  };
-  for (const lang of Object.keys(expected)) {
-    const locale = lang === "en" ? "en-GB" : lang;
-    const words = (frequency: string, type: string, start: number) =>
-      ruleInWords({ frequency, type }, start, {
-        locale,
-        timezone: zone,
-        t: translator(lang),
-      });
-    assert.deepEqual(
-      [
-        words("1w", "ordinal", tuesday),
-        words("2w", "ordinal", monday),
-        words("1m", "ordinal", third),
-        words("1m", "-1", lastFriday),
-        words("1m", "-1", lastSunday),
-        words("1m", "2", secondTuesday),
-        words("1m", "ordinal", first),
-        words("1d", "ordinal", first),
-        words("1y", "ordinal", tuesday),
-      ],
-      expected[lang],
-      lang,
-    );
-  }
-  assert.equal(
-    ruleInWords({ frequency: "bogus", type: "" }, tuesday, {
-      locale: "en",
-      timezone: zone,
-      t: translator("en"),
-    }),
-    null,
-  );
 });
 
 Deno.test("calendar arithmetic: days across DST, weeks from the locale's first day, bounds", () => {

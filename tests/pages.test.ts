@@ -10,6 +10,7 @@ import {
   call,
   createTestApp,
   type TestContext,
+  text,
   userWithToken,
 } from "./helpers.ts";
 
@@ -63,10 +64,6 @@ async function getPage(
     $: (s) => document.querySelector(s),
     $$: (s) => [...document.querySelectorAll(s)],
   };
-}
-
-function text(el: El | null): string {
-  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
 }
 
 async function world() {

@@ -9,37 +9,16 @@
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import {
+  ADMIN,
   ARTIFACTS,
   inspectPage,
   launchChromium,
   requireChromium,
 } from "./browser.ts";
-import { startServerProcess } from "./helpers.ts";
+import { apiOk, loginAt, startServerProcess } from "./helpers.ts";
 
-const ADMIN_EMAIL = "admin@example.org";
-const ADMIN_PASSWORD = "correct horse battery";
 const TIMEZONE = "Europe/Rome";
 const DAY = 86_400;
-
-async function api(
-  base: string,
-  method: string,
-  path: string,
-  token: string | null,
-  body?: unknown,
-): Promise<unknown> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      "content-type": "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
 
 /** `YYYY-MM-DD` of a moment in Rome. */
 function romeDay(unix: number): string {
@@ -52,14 +31,8 @@ function romeDay(unix: number): string {
 }
 
 async function seed(base: string) {
-  const { access_token: token } = await api(
-    base,
-    "POST",
-    "/api/login/token",
-    null,
-    { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
-  ) as { access_token: string };
-  await api(base, "PUT", "/api/settings", token, {
+  const token = await loginAt(base, ADMIN);
+  await apiOk(base, "PUT", "/api/settings", token, {
     instance_title: "Quando Bologna",
     instance_description: "Concerts, talks and gatherings around town.",
     instance_timezone: TIMEZONE,
@@ -69,7 +42,7 @@ async function seed(base: string) {
   // 19:00 or 20:00 in Rome, from the day after tomorrow.
   const evening = today + 2 * DAY + 18 * 3600;
   const create = (body: Record<string, unknown>) =>
-    api(base, "POST", "/api/events", token, body);
+    apiOk(base, "POST", "/api/events", token, body);
   await create({
     title: "Jazz & Blues Night at the Cantina",
     description: "<p>Live jazz with the Bentivoglio Quartet.</p>",
@@ -157,7 +130,10 @@ Deno.test({
     let quando: Awaited<ReturnType<typeof startServerProcess>> | undefined;
     let browser: Browser | undefined;
     try {
-      quando = await startServerProcess(dir, { ADMIN_EMAIL, ADMIN_PASSWORD });
+      quando = await startServerProcess(dir, {
+        ADMIN_EMAIL: ADMIN.email,
+        ADMIN_PASSWORD: ADMIN.password,
+      });
       const base = quando.base;
       const { evening } = await seed(base);
       const from = romeDay(evening);

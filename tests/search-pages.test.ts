@@ -9,7 +9,6 @@
  */
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
-import { parse as parseHtml5 } from "parse5";
 import ICAL from "ical.js";
 import { XMLParser } from "fast-xml-parser";
 import { Hono } from "hono";
@@ -21,7 +20,9 @@ import type { AppEnv, RouteDeps } from "../routes/env.ts";
 import {
   call,
   createTestApp,
+  parseErrors,
   type TestContext,
+  text,
   userWithToken,
 } from "./helpers.ts";
 
@@ -55,10 +56,6 @@ const dayHeading = (iso: string) =>
 const at = (iso: string) => Date.parse(iso) / 1000;
 const BASE = "http://quando.test";
 
-function text(el: El | null): string {
-  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
-}
-
 async function get(
   ctx: TestContext,
   path: string,
@@ -76,15 +73,6 @@ async function get(
     titles: $$(".h-event .p-name").map(text),
     h1: text(document.querySelector("h1")),
   };
-}
-
-/** parse5's parser errors for a document (none for valid HTML). */
-function parserErrors(html: string): string[] {
-  const errors: string[] = [];
-  parseHtml5(html, {
-    onParseError: (e) => errors.push(`${e.code} at ${e.startLine}`),
-  });
-  return errors;
 }
 
 async function world() {
@@ -189,7 +177,7 @@ Deno.test("search: no query and no filter lists the upcoming events, paged, by d
   try {
     const page = await get(ctx, "/search");
     assert.equal(page.res.status, 200);
-    assert.deepEqual(parserErrors(page.html), []);
+    assert.deepEqual(parseErrors(page.html), []);
     assert.equal(page.h1, "Search events");
     assert.equal(text(page.$("#result-count")), "29 events found.");
     assert.equal(page.titles.length, 20);
@@ -269,7 +257,7 @@ Deno.test("search: each filter alone finds exactly its events", async () => {
           : `${expected.length} events found.`,
         query,
       );
-      assert.deepEqual(parserErrors(page.html), [], query);
+      assert.deepEqual(parseErrors(page.html), [], query);
     }
     // In person: every event held at a place (the hybrid jazz night too).
     const inPerson = await allTitles(ctx, "/search?online=false");
@@ -446,7 +434,7 @@ Deno.test("search: bad values answer 400 with the form and the problem next to i
       assert.doesNotMatch(page.html, /Secret jazz rehearsal/);
       assert.doesNotMatch(page.html, /<script>alert/);
       assert.doesNotMatch(page.html, /select |sqlite|Error:|at .*\.ts:\d+/i);
-      assert.deepEqual(parserErrors(page.html), [], query);
+      assert.deepEqual(parseErrors(page.html), [], query);
       if (field === "q" || field === "from" || field === "to") {
         assert.equal(
           page.$(`#search-${field}`)?.getAttribute("aria-invalid"),
@@ -862,7 +850,7 @@ Deno.test("search page in other languages: form, count, chips and problems in th
         new RegExp(t("public.search.online")),
       );
       assert.equal(text(page.$("footer h2")), t("public.search.subscribe"));
-      assert.deepEqual(parserErrors(page.html), []);
+      assert.deepEqual(parseErrors(page.html), []);
       const bad = await get(ctx, "/search?from=2026-99-01", headers);
       assert.equal(bad.res.status, 400);
       assert.equal(bad.h1, t("public.search.badTitle"));

@@ -1,6 +1,7 @@
 import * as rrule from "rrule";
 import type { Options, Weekday } from "rrule";
 import { invalidRequest } from "../errors.ts";
+import { offsetSeconds } from "../feeds/zoned.ts";
 
 // Deno loads rrule's CommonJS build, whose exports sit on `default` (named
 // imports type-check but fail there); bundlers take its ES module build,
@@ -190,27 +191,6 @@ function weekdayOf(d: Date): Weekday {
   return days[d.getUTCDay()];
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let fmt = formatters.get(timeZone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      era: "short",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    formatters.set(timeZone, fmt);
-  }
-  return fmt;
-}
-
 /** Zone names that are UTC at every instant. */
 const FIXED_UTC = new Set(["UTC", "Etc/UTC", "Etc/UCT", "Etc/GMT", "GMT"]);
 
@@ -218,23 +198,7 @@ const FIXED_UTC = new Set(["UTC", "Etc/UTC", "Etc/UCT", "Etc/GMT", "GMT"]);
 function offsetMs(instantMs: number, timeZone: string): number {
   // The default zone: no need to ask Intl (three calls per series slot).
   if (FIXED_UTC.has(timeZone)) return 0;
-  // Work on whole seconds; Intl does not report milliseconds.
-  const instant = Math.floor(instantMs / 1000) * 1000;
-  const parts: Record<string, string> = {};
-  for (const p of formatterFor(timeZone).formatToParts(new Date(instant))) {
-    parts[p.type] = p.value;
-  }
-  let year = Number(parts.year);
-  if (parts.era === "BC" || parts.era === "B") year = 1 - year;
-  const local = new Date(0);
-  local.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
-  local.setUTCHours(
-    Number(parts.hour),
-    Number(parts.minute),
-    Number(parts.second),
-    0,
-  );
-  return local.getTime() - instant;
+  return offsetSeconds(instantMs, timeZone) * 1000;
 }
 
 /**

@@ -66,15 +66,13 @@ export function wallClock(instantMs: number, timeZone: string): WallClock {
 /** The zone's offset from UTC at an instant, in seconds (east positive). */
 export function offsetSeconds(instantMs: number, timeZone: string): number {
   const w = wallClock(instantMs, timeZone);
-  const asUtc = Date.UTC(
-    w.year,
-    w.month - 1,
-    w.day,
-    w.hour,
-    w.minute,
-    w.second,
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  const asUtc = new Date(0);
+  asUtc.setUTCFullYear(w.year, w.month - 1, w.day);
+  asUtc.setUTCHours(w.hour, w.minute, w.second, 0);
+  return Math.round(
+    (asUtc.getTime() - Math.floor(instantMs / 1000) * 1000) / 1000,
   );
-  return Math.round((asUtc - Math.floor(instantMs / 1000) * 1000) / 1000);
 }
 
 /** Whether a zone name is UTC (ical-generator writes such times with `Z`). */

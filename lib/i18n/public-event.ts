@@ -8,7 +8,8 @@
  * `{ordinal}` from the ordinal keys (Italian ordinals agree with "domenica",
  * the only feminine weekday among the five languages, hence the Sunday ones)
  * and `{day}` from the day-of-month keys chosen by Intl.PluralRules
- * (`type: "ordinal"`) in the page's locale.
+ * (`type: "ordinal"`) in the page's locale. A sentence may start with
+ * `{ordinal}` (Italian): lib/pages/repeats.ts capitalises its first letter.
  */
 export const en = {
   "public.event.repeats": "Repeats",
@@ -70,7 +71,7 @@ export const it: Messages = {
   "public.event.repeats.weeklyN": "Ogni {n} settimane, di {weekday}",
   "public.event.repeats.monthlyDay": "Ogni mese, il giorno {day}",
   "public.event.repeats.monthlyDayN": "Ogni {n} mesi, il giorno {day}",
-  "public.event.repeats.monthlyWeekday": "Ogni mese, {ordinal} {weekday}",
+  "public.event.repeats.monthlyWeekday": "{ordinal} {weekday} di ogni mese",
   "public.event.repeats.monthlyWeekdayN": "Ogni {n} mesi, {ordinal} {weekday}",
   "public.event.repeats.yearly": "Ogni anno, il {date}",
   "public.event.repeats.yearlyN": "Ogni {n} anni, il {date}",
@@ -166,12 +167,12 @@ export const es: Messages = {
   "public.event.repeats.dailyN": "Cada {n} días",
   "public.event.repeats.weekly": "Cada {weekday}",
   "public.event.repeats.weeklyN": "Cada {n} semanas, el {weekday}",
-  "public.event.repeats.monthlyDay": "Cada mes, el día {day}",
+  "public.event.repeats.monthlyDay": "Todos los meses, el día {day}",
   "public.event.repeats.monthlyDayN": "Cada {n} meses, el día {day}",
   "public.event.repeats.monthlyWeekday": "El {ordinal} {weekday} de cada mes",
   "public.event.repeats.monthlyWeekdayN":
     "Cada {n} meses, el {ordinal} {weekday}",
-  "public.event.repeats.yearly": "Cada año, el {date}",
+  "public.event.repeats.yearly": "Todos los años, el {date}",
   "public.event.repeats.yearlyN": "Cada {n} años, el {date}",
   "public.event.repeats.until": "{rule}, hasta el {date}",
   "public.event.ordinal.1": "primer",

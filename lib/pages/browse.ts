@@ -233,6 +233,26 @@ export function groupEntriesByDay(
 }
 
 /**
+ * One statement of two result sets: the summaries of events running at
+ * `from`, then of those starting from it, up to `take` each.
+ */
+function runningThenStarting(
+  db: Db,
+  from: number,
+  conditions: SQL[],
+  take: number,
+): BatchItem {
+  return unionOf(
+    runningFrom(
+      () => selectSummaries(db),
+      momentOf(from),
+      conditions,
+      take,
+    ) as unknown as BatchItem[],
+  );
+}
+
+/**
  * One page of the home page: upcoming listed events, each series once (by
  * its next date, with its rule and its following dates), ascending by start
  * then id, grouped by day. One round trip: single events (running, then
@@ -253,14 +273,7 @@ export async function loadHomeEntries(
     // off events_parent_slot_idx, whose null parents are every single event.
     sql`+${events.parentId} is null`,
   ];
-  const singles = unionOf(
-    runningFrom(
-      () => selectSummaries(db),
-      momentOf(now),
-      conditions,
-      take,
-    ) as unknown as BatchItem[],
-  );
+  const singles = runningThenStarting(db, now, conditions, take);
   const statements: BatchItem[] = [singles];
   if (options.showRecurrent) statements.push(seriesQuery(db, now, take));
   const [[running, starting], seriesRows = []] = await db.batch(
@@ -343,14 +356,7 @@ export async function loadDayPage(
   ];
   const take = page * DAY_PAGE_SIZE + 1;
   const [[running, starting]] = await db.batch([
-    unionOf(
-      runningFrom(
-        () => selectSummaries(db),
-        momentOf(from),
-        conditions,
-        take,
-      ) as unknown as BatchItem[],
-    ),
+    runningThenStarting(db, from, conditions, take),
   ]) as unknown as [[SummaryRow[], SummaryRow[]]];
   const all = [...running, ...starting];
   const offset = (page - 1) * DAY_PAGE_SIZE;

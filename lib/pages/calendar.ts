@@ -4,7 +4,13 @@
  * a month's weeks from the locale's first weekday, and the words of weekdays
  * and months in the page's locale. Pure functions: no database, no HTTP.
  */
-import type { Locality } from "./format.ts";
+import { offsetSeconds, wallClock } from "../feeds/zoned.ts";
+import { formatter, type Locality } from "./format.ts";
+
+/** The zone's offset from UTC at a moment (Unix seconds), in seconds. */
+function offsetAt(unix: number, timeZone: string): number {
+  return offsetSeconds(unix * 1000, timeZone);
+}
 
 /** A calendar day: year, month (1-12), day (1-31). */
 export interface CalendarDay {
@@ -17,60 +23,9 @@ export interface CalendarDay {
 export const FIRST_YEAR = 1970;
 export const LAST_YEAR = 2199;
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(
-  locale: string,
-  timeZone: string,
-  options: Intl.DateTimeFormatOptions,
-): Intl.DateTimeFormat {
-  const key = `${locale}|${timeZone}|${JSON.stringify(options)}`;
-  let f = formatters.get(key);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
-    } catch {
-      f = new Intl.DateTimeFormat("en", { ...options, timeZone: "UTC" });
-    }
-    if (formatters.size > 200) formatters.clear();
-    formatters.set(key, f);
-  }
-  return f;
-}
-
-/** The wall-clock parts of a moment in the time zone. */
-function wallClock(unix: number, timeZone: string) {
-  const parts: Record<string, number> = {};
-  for (
-    const p of formatter("en-US", timeZone, {
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-      hourCycle: "h23",
-    }).formatToParts(new Date(unix * 1000))
-  ) {
-    if (p.type !== "literal") parts[p.type] = Number(p.value);
-  }
-  return parts as Record<
-    "year" | "month" | "day" | "hour" | "minute" | "second",
-    number
-  >;
-}
-
-/** The zone's offset from UTC at a moment, in seconds. */
-function offsetAt(unix: number, timeZone: string): number {
-  const w = wallClock(unix, timeZone);
-  const wall = Date.UTC(w.year, w.month - 1, w.day, w.hour % 24, w.minute) /
-      1000 + w.second;
-  return wall - unix;
-}
-
 /** The day a moment falls on in the time zone. */
 export function dayOf(unix: number, timeZone: string): CalendarDay {
-  const w = wallClock(unix, timeZone);
+  const w = wallClock(unix * 1000, timeZone);
   return { year: w.year, month: w.month, day: w.day };
 }
 
@@ -85,8 +40,7 @@ export function startOfDay(day: CalendarDay, timeZone: string): number {
   // The offset at the guess may differ from the offset at midnight itself.
   start = guess - offsetAt(start, timeZone);
   // Midnight skipped by a DST change: the day starts an hour later.
-  const w = wallClock(start, timeZone);
-  if (w.day !== new Date(guess * 1000).getUTCDate()) {
+  if (dayOf(start, timeZone).day !== new Date(guess * 1000).getUTCDate()) {
     start = guess - offsetAt(start + 3 * 3600, timeZone);
   }
   return start;
@@ -202,8 +156,8 @@ export function weekdayNames(
   locale: string,
   firstDay: number,
 ): { long: string; short: string }[] {
-  const long = formatter(locale, "UTC", { weekday: "long" });
-  const short = formatter(locale, "UTC", { weekday: "short" });
+  const long = formatter({ locale, timezone: "UTC" }, { weekday: "long" });
+  const short = formatter({ locale, timezone: "UTC" }, { weekday: "short" });
   return Array.from({ length: 7 }, (_, i) => {
     const date = weekdayDate(((firstDay - 1 + i) % 7) + 1);
     return { long: long.format(date), short: short.format(date) };
@@ -216,7 +170,10 @@ export function monthLabel(
   month: number,
   locality: Pick<Locality, "locale">,
 ): string {
-  return formatter(locality.locale, "UTC", { month: "long", year: "numeric" })
+  return formatter({ locale: locality.locale, timezone: "UTC" }, {
+    month: "long",
+    year: "numeric",
+  })
     .format(new Date(Date.UTC(year, month - 1, 15, 12)));
 }
 
@@ -225,27 +182,15 @@ export function calendarDayLabel(
   day: CalendarDay,
   locality: Pick<Locality, "locale">,
 ): string {
-  return formatter(locality.locale, "UTC", { dateStyle: "full" })
+  return formatter({ locale: locality.locale, timezone: "UTC" }, {
+    dateStyle: "full",
+  })
     .format(new Date(Date.UTC(day.year, day.month - 1, day.day, 12)));
-}
-
-/** The weekday of a moment in the time zone, in words ("Tuesday"). */
-export function weekdayOf(unix: number, locality: Locality): string {
-  return formatter(locality.locale, locality.timezone, { weekday: "long" })
-    .format(new Date(unix * 1000));
-}
-
-/** Day and month of a moment in the time zone, in words ("6 June"). */
-export function dayAndMonth(unix: number, locality: Locality): string {
-  return formatter(locality.locale, locality.timezone, {
-    day: "numeric",
-    month: "long",
-  }).format(new Date(unix * 1000));
 }
 
 /** A short date of a moment in the time zone: "Tue 9 Jun". */
 export function shortDate(unix: number, locality: Locality): string {
-  return formatter(locality.locale, locality.timezone, {
+  return formatter(locality, {
     weekday: "short",
     day: "numeric",
     month: "short",

@@ -13,7 +13,7 @@ export interface Locality {
 const cache = new Map<string, Intl.DateTimeFormat>();
 
 /** A cached formatter; falls back to English, then UTC, if the settings are unusable. */
-function formatter(
+export function formatter(
   locality: Locality,
   options: Intl.DateTimeFormatOptions,
 ): Intl.DateTimeFormat {

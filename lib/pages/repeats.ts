@@ -9,7 +9,7 @@ import type { Recurrence } from "../../db/schema.ts";
 import { parseRecurrence } from "../events/recurrence.ts";
 import { type RulePlan, rulePlan } from "../feeds/series.ts";
 import type { MessageKey, Translate } from "../i18n.ts";
-import { isoInZone, type Locality } from "./format.ts";
+import { formatter, isoInZone, type Locality } from "./format.ts";
 
 /** A series' rule, read; null when it has none or it cannot be read. */
 export function seriesRule(
@@ -54,30 +54,11 @@ function byDayParts(value: string): { nth: number | null; day: number } {
   };
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-function format(
-  locality: Locality,
-  options: Intl.DateTimeFormatOptions,
-  timeZone = locality.timezone,
-): Intl.DateTimeFormat {
-  const key = `${locality.locale}|${timeZone}|${JSON.stringify(options)}`;
-  let f = formats.get(key);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat(locality.locale, { ...options, timeZone });
-    } catch {
-      f = new Intl.DateTimeFormat("en", { ...options, timeZone: "UTC" });
-    }
-    if (formats.size > 200) formats.clear();
-    formats.set(key, f);
-  }
-  return f;
-}
-
 /** A weekday's name in the locale (0 = Sunday); 2023-01-01 was a Sunday. */
 function weekdayName(day: number, locality: Locality): string {
-  return format(locality, { weekday: "long" }, "UTC").format(
+  return formatter({ locale: locality.locale, timezone: "UTC" }, {
+    weekday: "long",
+  }).format(
     new Date(Date.UTC(2023, 0, 1 + day)),
   );
 }
@@ -124,7 +105,7 @@ function ruleWords(
         : t("public.event.repeats.weeklyN", { n, weekday });
     }
     case "YEARLY": {
-      const date = format(locality, { day: "numeric", month: "long" })
+      const date = formatter(locality, { day: "numeric", month: "long" })
         .format(new Date(start * 1000));
       return one
         ? t("public.event.repeats.yearly", { date })
@@ -152,9 +133,17 @@ function ruleWords(
   }
 }
 
+/** A phrase at the start of a sentence: its first letter in capitals. */
+function sentenceCase(phrase: string, locale: string): string {
+  if (!phrase) return phrase;
+  const first = String.fromCodePoint(phrase.codePointAt(0)!);
+  return first.toLocaleUpperCase(locale) + phrase.slice(first.length);
+}
+
 /**
- * How a series repeats in words, with its last date when it has one
- * ("Every Tuesday, until 30 June 2026"); `start` is the series' first start.
+ * How a series repeats in words, as a sentence, with its last date when it
+ * has one ("Every Tuesday, until 30 June 2026"); `start` is the series'
+ * first start. The home page and the event page both show it.
  */
 export function repeatsInWords(
   rule: RulePlan,
@@ -162,9 +151,13 @@ export function repeatsInWords(
   locality: Locality,
   t: Translate,
 ): string {
-  const words = ruleWords(rule, start, locality, t);
+  // Some wordings start with an ordinal ("il primo lunedì di ogni mese").
+  const words = sentenceCase(
+    ruleWords(rule, start, locality, t),
+    locality.locale,
+  );
   if (rule.until === undefined) return words;
-  const date = format(locality, { dateStyle: "long" }).format(
+  const date = formatter(locality, { dateStyle: "long" }).format(
     new Date(rule.until * 1000),
   );
   return t("public.event.repeats.until", { rule: words, date });

@@ -10,6 +10,8 @@
  * Bad page numbers, months and days answer a 400 page.
  */
 import { type Context, Hono } from "hono";
+import type { JSX } from "hono/jsx/jsx-runtime";
+import type { Db } from "../../db/client.ts";
 import { randomToken } from "../../lib/auth/tokens.ts";
 import { unixNow } from "../../lib/clock.ts";
 import {
@@ -42,6 +44,7 @@ import {
   PlacesView,
   TagsView,
 } from "../views/browse.tsx";
+import type { SiteInfo } from "../views/site.tsx";
 import { createPublicKit } from "./kit.ts";
 
 /** A `?page=` value: 1 when absent, null when not a whole number from 1 to `max`. */
@@ -97,56 +100,41 @@ export function browseRoutes(deps: RouteDeps) {
     );
   });
 
-  app.get("/past", async (c) => {
-    const settings = await getSettings(db);
-    const { page, answer } = pageParam(c, settings, PAST_MAX_PAGE);
-    if (answer) return answer;
-    const data = await loadPastPage(
-      db,
-      now(),
-      page,
-      settings.recurrent_event_visible,
-    );
-    return render(
-      c,
-      settings,
-      ({ site, nonce }) => PastView({ site, nonce, data }),
-    );
-  });
+  /**
+   * A paged list (past events, tags, places): the `?page=` asked for,
+   * loaded with the instance's choice on series and rendered by `view`.
+   */
+  function pagedList<Data>(
+    max: number,
+    load: (
+      db: Db,
+      now: number,
+      page: number,
+      showRecurrent: boolean,
+    ) => Promise<Data>,
+    view: (props: { site: SiteInfo; nonce: string; data: Data }) => JSX.Element,
+  ) {
+    return async (c: Context<AppEnv>) => {
+      const settings = await getSettings(db);
+      const { page, answer } = pageParam(c, settings, max);
+      if (answer) return answer;
+      const data = await load(
+        db,
+        now(),
+        page,
+        settings.recurrent_event_visible,
+      );
+      return render(
+        c,
+        settings,
+        ({ site, nonce }) => view({ site, nonce, data }),
+      );
+    };
+  }
 
-  app.get("/tags", async (c) => {
-    const settings = await getSettings(db);
-    const { page, answer } = pageParam(c, settings, INDEX_MAX_PAGE);
-    if (answer) return answer;
-    const data = await loadTagIndex(
-      db,
-      now(),
-      page,
-      settings.recurrent_event_visible,
-    );
-    return render(
-      c,
-      settings,
-      ({ site, nonce }) => TagsView({ site, nonce, data }),
-    );
-  });
-
-  app.get("/places", async (c) => {
-    const settings = await getSettings(db);
-    const { page, answer } = pageParam(c, settings, INDEX_MAX_PAGE);
-    if (answer) return answer;
-    const data = await loadPlaceIndex(
-      db,
-      now(),
-      page,
-      settings.recurrent_event_visible,
-    );
-    return render(
-      c,
-      settings,
-      ({ site, nonce }) => PlacesView({ site, nonce, data }),
-    );
-  });
+  app.get("/past", pagedList(PAST_MAX_PAGE, loadPastPage, PastView));
+  app.get("/tags", pagedList(INDEX_MAX_PAGE, loadTagIndex, TagsView));
+  app.get("/places", pagedList(INDEX_MAX_PAGE, loadPlaceIndex, PlacesView));
 
   // The current month has one address: a redirect keeps each month's page
   // one cache entry, whatever day it is asked on.

@@ -30,7 +30,11 @@ import { getSettings } from "../../lib/settings.ts";
 import type { Translate } from "../../lib/i18n.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { createPublicKit } from "./kit.ts";
-import { type SearchProblem, SearchView } from "../views/search.tsx";
+import {
+  type SearchProblem,
+  SearchView,
+  type SearchViewProps,
+} from "../views/search.tsx";
 
 /** A filter problem in the page's language. */
 function problemText(t: Translate, code: FilterProblemCode): string {
@@ -88,9 +92,12 @@ export function searchRoutes(deps: RouteDeps) {
     const now = unixNow(deps.clock);
     const showRecurrent = settings.recurrent_event_visible;
     const nonce = randomToken(16);
-    if (shown.length > 0) {
-      const choices = await loadSearchChoices(db, filter, now, showRecurrent);
-      return send(
+    /** The form again, with what is wrong and no results (400). */
+    const problemPage = (
+      choices: SearchViewProps["choices"],
+      problems: SearchProblem[],
+    ) =>
+      send(
         c,
         nonce,
         SearchView({
@@ -100,9 +107,14 @@ export function searchRoutes(deps: RouteDeps) {
           page: 1,
           result: null,
           choices,
-          problems: shown,
+          problems,
         }),
         400,
+      );
+    if (shown.length > 0) {
+      return problemPage(
+        await loadSearchChoices(db, filter, now, showRecurrent),
+        shown,
       );
     }
 
@@ -124,23 +136,10 @@ export function searchRoutes(deps: RouteDeps) {
     });
     const unknown = unknownPlaces(filter, result);
     if (unknown.length > 0) {
-      return send(
-        c,
-        nonce,
-        SearchView({
-          site,
-          nonce,
-          filter,
-          page: 1,
-          result: null,
-          choices: result,
-          problems: [{
-            field: "places",
-            text: problemText(t, "unknownPlace"),
-          }],
-        }),
-        400,
-      );
+      return problemPage(result, [{
+        field: "places",
+        text: problemText(t, "unknownPlace"),
+      }]);
     }
     return send(
       c,

@@ -4,6 +4,7 @@
  * where to go), the month calendar, a day, past events, and the indexes of
  * tags and places. Listed events are h-events (pages.tsx, EventItem).
  */
+import type { Child } from "hono/jsx";
 import type { Translate } from "../../lib/i18n.ts";
 import type {
   Entry,
@@ -28,15 +29,35 @@ import {
   startOfDay,
   weekdayNames,
 } from "../../lib/pages/calendar.ts";
-import { endLabel, isoInZone, timeOfDay } from "../../lib/pages/format.ts";
-import { ruleInWords, sentenceCase } from "../../lib/pages/rule.ts";
-import { allEvents, EventItem, EventList, StatusBadge } from "./pages.tsx";
+import { isoInZone, timeOfDay } from "../../lib/pages/format.ts";
+import { repeatsInWords, seriesRule } from "../../lib/pages/repeats.ts";
+import {
+  allEvents,
+  EventItem,
+  EventList,
+  ListedEventHead,
+  StatusBadge,
+  TagLinks,
+} from "./pages.tsx";
 import { feedUrls, type SiteInfo, SitePage } from "./site.tsx";
 import { eventPath, placePath, tagPath } from "./structured.ts";
 
 /** A page's address with `?page=` (none for the first). */
 function paged(path: string, page: number): string {
   return page === 1 ? path : `${path}?page=${page}`;
+}
+
+/** A paged list page's canonical address and its previous and next pages' (SitePage meta). */
+function pageLinks(
+  site: SiteInfo,
+  path: string,
+  data: { page: number; hasPrevious: boolean; hasNext: boolean },
+) {
+  return {
+    canonical: `${site.baseUrl}${paged(path, data.page)}`,
+    prev: data.hasPrevious ? paged(path, data.page - 1) : undefined,
+    next: data.hasNext ? paged(path, data.page + 1) : undefined,
+  };
 }
 
 /** Previous and next page links, when there are such pages. */
@@ -88,46 +109,17 @@ function SeriesItem(
   const { event } = entry;
   const series = entry.series!;
   const { t } = site;
-  const rule = ruleInWords(series.rule, series.start, site);
-  const end = endLabel(event.start_datetime, event.end_datetime, site, "short");
+  const plan = seriesRule(series.rule, series.start, site.timezone);
+  const rule = plan ? repeatsInWords(plan, series.start, site, t) : null;
+  const start = props.withDate
+    ? shortDate(event.start_datetime, site) + ", " +
+      timeOfDay(event.start_datetime, site)
+    : timeOfDay(event.start_datetime, site);
   const cancelled = event.status === "EventCancelled";
   return (
     <li class={`h-event event-item series${cancelled ? " is-cancelled" : ""}`}>
-      <h3>
-        <a class="p-name u-url" href={eventPath(event.slug)}>{event.title}</a>
-        <StatusBadge status={event.status} t={t} />
-      </h3>
-      <p class="meta">
-        <time
-          class="dt-start"
-          datetime={isoInZone(event.start_datetime, site.timezone)}
-        >
-          {props.withDate
-            ? shortDate(event.start_datetime, site) + ", " +
-              timeOfDay(event.start_datetime, site)
-            : timeOfDay(event.start_datetime, site)}
-        </time>
-        {end !== null && event.end_datetime !== null && (
-          <>
-            {" – "}
-            <time
-              class="dt-end"
-              datetime={isoInZone(event.end_datetime, site.timezone)}
-            >
-              {end}
-            </time>
-          </>
-        )}
-        {event.place && (
-          <>
-            {" · "}
-            <a class="p-location" href={placePath(event.place.id)}>
-              {event.place.name}
-            </a>
-          </>
-        )}
-      </p>
-      {rule && <p class="rule">{sentenceCase(rule, site.locale)}</p>}
+      <ListedEventHead event={event} site={site} start={start} showPlace />
+      {rule && <p class="rule">{rule}</p>}
       {series.following.length > 0 && (
         <p class="following">
           {t("public.browse.series.following")}{" "}
@@ -148,15 +140,7 @@ function SeriesItem(
           </a>
         </p>
       )}
-      {event.tags.length > 0 && (
-        <ul class="tags" aria-label={t("public.tags")}>
-          {event.tags.map((tag) => (
-            <li>
-              <a class="p-category" href={tagPath(tag)}>#{tag}</a>
-            </li>
-          ))}
-        </ul>
-      )}
+      <TagLinks tags={event.tags} t={t} />
     </li>
   );
 }
@@ -243,11 +227,9 @@ export function HomeView(
           : t("public.home.titlePage", { page: data.page }),
         description: site.description ||
           t("public.home.description", { site: site.title }),
-        canonical: `${site.baseUrl}${paged("/", data.page)}`,
         section: "upcoming",
         feeds: allEvents(t),
-        prev: data.hasPrevious ? paged("/", data.page - 1) : undefined,
-        next: data.hasNext ? paged("/", data.page + 1) : undefined,
+        ...pageLinks(site, "/", data),
       }}
     >
       {welcome
@@ -304,6 +286,62 @@ export function HomeView(
   );
 }
 
+/**
+ * A paged list page (past events, tags, places): its title and heading with
+ * the page number, its entries or what an empty page says, and the pager.
+ */
+function PagedListPage(
+  props: {
+    site: SiteInfo;
+    nonce: string;
+    section: "past" | "tags" | "places";
+    data: { page: number; hasPrevious: boolean; hasNext: boolean };
+    heading: string;
+    titlePage: string;
+    description: string;
+    /** What the page says instead of entries; null when it has some. */
+    empty: string | null;
+    children?: Child;
+  },
+) {
+  const { site, data } = props;
+  const { t } = site;
+  const path = `/${props.section}`;
+  return (
+    <SitePage
+      site={site}
+      nonce={props.nonce}
+      meta={{
+        title: data.page === 1 ? props.heading : props.titlePage,
+        description: props.description,
+        section: props.section,
+        feeds: allEvents(t),
+        ...pageLinks(site, path, data),
+      }}
+    >
+      <h1>
+        {props.heading}
+        <PageNumber t={t} page={data.page} />
+      </h1>
+      {props.empty !== null
+        ? <p class="empty">{props.empty}</p>
+        : props.children}
+      <Pager t={t} path={path} {...data} />
+    </SitePage>
+  );
+}
+
+/** What an empty page of a list says, or null when it has entries. */
+function emptyWords(
+  data: { page: number },
+  count: number,
+  first: string,
+  later: string,
+): string | null {
+  if (count > 0) return null;
+  return data.page === 1 ? first : later;
+}
+
 /** Past events, newest first. */
 export function PastView(
   props: { site: SiteInfo; nonce: string; data: EventsPage },
@@ -311,40 +349,25 @@ export function PastView(
   const { site, data } = props;
   const { t } = site;
   return (
-    <SitePage
+    <PagedListPage
       site={site}
       nonce={props.nonce}
-      meta={{
-        title: data.page === 1
-          ? t("public.browse.past.heading")
-          : t("public.browse.past.titlePage", { page: data.page }),
-        description: t("public.browse.past.description", { site: site.title }),
-        canonical: `${site.baseUrl}${paged("/past", data.page)}`,
-        section: "past",
-        feeds: allEvents(t),
-        prev: data.hasPrevious ? paged("/past", data.page - 1) : undefined,
-        next: data.hasNext ? paged("/past", data.page + 1) : undefined,
-      }}
+      section="past"
+      data={data}
+      heading={t("public.browse.past.heading")}
+      titlePage={t("public.browse.past.titlePage", { page: data.page })}
+      description={t("public.browse.past.description", { site: site.title })}
+      empty={emptyWords(
+        data,
+        data.events.length,
+        t("public.browse.past.empty"),
+        t("public.browse.past.noMore"),
+      )}
     >
-      <h1>
-        {t("public.browse.past.heading")}
-        <PageNumber t={t} page={data.page} />
-      </h1>
-      {data.events.length === 0
-        ? (
-          <p class="empty">
-            {data.page === 1
-              ? t("public.browse.past.empty")
-              : t("public.browse.past.noMore")}
-          </p>
-        )
-        : (
-          <div class="h-feed">
-            <EventList events={data.events} site={site} withDate />
-          </div>
-        )}
-      <Pager t={t} path="/past" {...data} />
-    </SitePage>
+      <div class="h-feed">
+        <EventList events={data.events} site={site} withDate />
+      </div>
+    </PagedListPage>
   );
 }
 
@@ -513,6 +536,12 @@ export function DayView(
   const next = shiftDay(day, 1);
   const month = monthLabel(day.year, day.month, site);
   const begins = startOfDay(day, site.timezone);
+  const empty = emptyWords(
+    data,
+    data.events.length,
+    t("public.browse.day.empty"),
+    t("public.browse.noMore"),
+  );
   return (
     <SitePage
       site={site}
@@ -547,14 +576,8 @@ export function DayView(
           </a>
         )}
       </nav>
-      {data.events.length === 0
-        ? (
-          <p class="empty">
-            {data.page === 1
-              ? t("public.browse.day.empty")
-              : t("public.browse.noMore")}
-          </p>
-        )
+      {empty !== null
+        ? <p class="empty">{empty}</p>
         : (
           <ol class="events h-feed">
             {data.events.map((event) => (
@@ -585,48 +608,31 @@ export function TagsView(
   const { site, data } = props;
   const { t } = site;
   return (
-    <SitePage
+    <PagedListPage
       site={site}
       nonce={props.nonce}
-      meta={{
-        title: data.page === 1
-          ? t("public.browse.tags.heading")
-          : t("public.browse.tags.titlePage", { page: data.page }),
-        description: t("public.browse.tags.description", { site: site.title }),
-        canonical: `${site.baseUrl}${paged("/tags", data.page)}`,
-        section: "tags",
-        feeds: allEvents(t),
-        prev: data.hasPrevious ? paged("/tags", data.page - 1) : undefined,
-        next: data.hasNext ? paged("/tags", data.page + 1) : undefined,
-      }}
+      section="tags"
+      data={data}
+      heading={t("public.browse.tags.heading")}
+      titlePage={t("public.browse.tags.titlePage", { page: data.page })}
+      description={t("public.browse.tags.description", { site: site.title })}
+      empty={emptyWords(
+        data,
+        data.items.length,
+        t("public.browse.tags.empty"),
+        t("public.browse.noMore"),
+      )}
     >
-      <h1>
-        {t("public.browse.tags.heading")}
-        <PageNumber t={t} page={data.page} />
-      </h1>
-      {data.items.length === 0
-        ? (
-          <p class="empty">
-            {data.page === 1
-              ? t("public.browse.tags.empty")
-              : t("public.browse.noMore")}
-          </p>
-        )
-        : (
-          <>
-            <p class="muted">{t("public.browse.tags.intro")}</p>
-            <ul class="index tag-index">
-              {data.items.map((item) => (
-                <li>
-                  <a href={tagPath(item.tag)}>#{item.tag}</a>{" "}
-                  <span class="count">{upcomingCount(t, item.count)}</span>
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
-      <Pager t={t} path="/tags" {...data} />
-    </SitePage>
+      <p class="muted">{t("public.browse.tags.intro")}</p>
+      <ul class="index tag-index">
+        {data.items.map((item) => (
+          <li>
+            <a href={tagPath(item.tag)}>#{item.tag}</a>{" "}
+            <span class="count">{upcomingCount(t, item.count)}</span>
+          </li>
+        ))}
+      </ul>
+    </PagedListPage>
   );
 }
 
@@ -637,59 +643,42 @@ export function PlacesView(
   const { site, data } = props;
   const { t } = site;
   return (
-    <SitePage
+    <PagedListPage
       site={site}
       nonce={props.nonce}
-      meta={{
-        title: data.page === 1
-          ? t("public.browse.places.heading")
-          : t("public.browse.places.titlePage", { page: data.page }),
-        description: t("public.browse.places.description", {
-          site: site.title,
-        }),
-        canonical: `${site.baseUrl}${paged("/places", data.page)}`,
-        section: "places",
-        feeds: allEvents(t),
-        prev: data.hasPrevious ? paged("/places", data.page - 1) : undefined,
-        next: data.hasNext ? paged("/places", data.page + 1) : undefined,
-      }}
+      section="places"
+      data={data}
+      heading={t("public.browse.places.heading")}
+      titlePage={t("public.browse.places.titlePage", { page: data.page })}
+      description={t("public.browse.places.description", {
+        site: site.title,
+      })}
+      empty={emptyWords(
+        data,
+        data.items.length,
+        t("public.browse.places.empty"),
+        t("public.browse.noMore"),
+      )}
     >
-      <h1>
-        {t("public.browse.places.heading")}
-        <PageNumber t={t} page={data.page} />
-      </h1>
-      {data.items.length === 0
-        ? (
-          <p class="empty">
-            {data.page === 1
-              ? t("public.browse.places.empty")
-              : t("public.browse.noMore")}
-          </p>
-        )
-        : (
-          <>
-            <p class="muted">{t("public.browse.places.intro")}</p>
-            <ul class="index place-index">
-              {data.items.map((item) => (
-                <li class="h-card">
-                  <a class="p-name u-url" href={placePath(item.id)}>
-                    {item.name}
-                  </a>{" "}
-                  <span class="count">{upcomingCount(t, item.count)}</span>
-                  {item.address && (
-                    <>
-                      <br />
-                      <span class="p-street-address muted">
-                        {item.address}
-                      </span>
-                    </>
-                  )}
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
-      <Pager t={t} path="/places" {...data} />
-    </SitePage>
+      <p class="muted">{t("public.browse.places.intro")}</p>
+      <ul class="index place-index">
+        {data.items.map((item) => (
+          <li class="h-card">
+            <a class="p-name u-url" href={placePath(item.id)}>
+              {item.name}
+            </a>{" "}
+            <span class="count">{upcomingCount(t, item.count)}</span>
+            {item.address && (
+              <>
+                <br />
+                <span class="p-street-address muted">
+                  {item.address}
+                </span>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </PagedListPage>
   );
 }

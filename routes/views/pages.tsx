@@ -73,6 +73,76 @@ export function StatusBadge(props: { status: EventStatus; t: Translate }) {
   return <span class={`badge st-${props.status}`}>{words.badge}</span>;
 }
 
+/**
+ * What a listed h-event shows first: its name with its status, then its
+ * start (as `start` words it), end and place.
+ */
+export function ListedEventHead(
+  props: {
+    event: EventSummary;
+    site: SiteInfo;
+    start: string;
+    showPlace: boolean;
+  },
+) {
+  const { event, site } = props;
+  const end = endLabel(
+    event.start_datetime,
+    event.end_datetime,
+    site,
+    "short",
+  );
+  return (
+    <>
+      <h3>
+        <a class="p-name u-url" href={eventPath(event.slug)}>{event.title}</a>
+        <StatusBadge status={event.status} t={site.t} />
+      </h3>
+      <p class="meta">
+        <time
+          class="dt-start"
+          datetime={isoInZone(event.start_datetime, site.timezone)}
+        >
+          {props.start}
+        </time>
+        {end !== null && event.end_datetime !== null && (
+          <>
+            {" – "}
+            <time
+              class="dt-end"
+              datetime={isoInZone(event.end_datetime, site.timezone)}
+            >
+              {end}
+            </time>
+          </>
+        )}
+        {props.showPlace && event.place && (
+          <>
+            {" · "}
+            <a class="p-location" href={placePath(event.place.id)}>
+              {event.place.name}
+            </a>
+          </>
+        )}
+      </p>
+    </>
+  );
+}
+
+/** An event's tags as links to their pages (p-category), if it has any. */
+export function TagLinks(props: { tags: string[]; t: Translate }) {
+  if (props.tags.length === 0) return null;
+  return (
+    <ul class="tags" aria-label={props.t("public.tags")}>
+      {props.tags.map((tag) => (
+        <li>
+          <a class="p-category" href={tagPath(tag)}>#{tag}</a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** One event in a list, as an h-event. */
 export function EventItem(
   props: {
@@ -90,55 +160,16 @@ export function EventItem(
   const start = props.withDate
     ? shortDateTime(event.start_datetime, site)
     : timeOfDay(event.start_datetime, site);
-  const end = endLabel(
-    event.start_datetime,
-    event.end_datetime,
-    site,
-    "short",
-  );
   const cancelled = event.status === "EventCancelled";
   return (
     <li class={`h-event event-item${cancelled ? " is-cancelled" : ""}`}>
-      <h3>
-        <a class="p-name u-url" href={eventPath(event.slug)}>{event.title}</a>
-        <StatusBadge status={event.status} t={site.t} />
-      </h3>
-      <p class="meta">
-        <time
-          class="dt-start"
-          datetime={isoInZone(event.start_datetime, site.timezone)}
-        >
-          {start}
-        </time>
-        {end !== null && event.end_datetime !== null && (
-          <>
-            {" – "}
-            <time
-              class="dt-end"
-              datetime={isoInZone(event.end_datetime, site.timezone)}
-            >
-              {end}
-            </time>
-          </>
-        )}
-        {event.place && event.place.id !== omit?.placeId && (
-          <>
-            {" · "}
-            <a class="p-location" href={placePath(event.place.id)}>
-              {event.place.name}
-            </a>
-          </>
-        )}
-      </p>
-      {tags.length > 0 && (
-        <ul class="tags" aria-label={site.t("public.tags")}>
-          {tags.map((tag) => (
-            <li>
-              <a class="p-category" href={tagPath(tag)}>#{tag}</a>
-            </li>
-          ))}
-        </ul>
-      )}
+      <ListedEventHead
+        event={event}
+        site={site}
+        start={start}
+        showPlace={event.place?.id !== omit?.placeId}
+      />
+      <TagLinks tags={tags} t={site.t} />
     </li>
   );
 }
