@@ -21,6 +21,7 @@ import {
   call,
   createTestApp,
   parseErrors,
+  statementsDuring,
   type TestContext,
   text,
   userWithToken,
@@ -692,31 +693,6 @@ Deno.test("filtered ICS feed: a series is one RRULE entry by tag, its occurrence
 });
 
 // ---------------------------------------------------------------- cache
-
-/** Counts the statements the app sends to libSQL while `fn` runs. */
-async function statementsDuring(
-  ctx: TestContext,
-  fn: () => Promise<void>,
-): Promise<number> {
-  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to count calls
-  const client = (ctx.database.db as any).$client;
-  let calls = 0;
-  const saved: Record<string, unknown> = {};
-  for (const method of ["execute", "batch"]) {
-    const original = client[method];
-    saved[method] = original;
-    client[method] = (...args: unknown[]) => {
-      calls++;
-      return original.apply(client, args);
-    };
-  }
-  try {
-    await fn();
-  } finally {
-    Object.assign(client, saved);
-  }
-  return calls;
-}
 
 Deno.test("cache: a canonical search or filtered feed is answered from memory; distinct filters never share an entry; non-canonical ones are never kept", async () => {
   const { ctx } = await world();
