@@ -12,6 +12,7 @@ import type { Logger } from "./log.ts";
 import { sweepMedia } from "./media/cleanup.ts";
 import type { MediaStore } from "./media/store.ts";
 import { purgeExpiredOAuth } from "./oauth/grants.ts";
+import { purgeExpiredSessions } from "./auth/sessions.ts";
 import { getSettings } from "./settings.ts";
 import { syncDepsOf, syncDueSources } from "./imports/sources.ts";
 
@@ -117,6 +118,9 @@ export async function runScheduledJobs(
   }
   await run("purging expired OAuth tokens", async () => {
     await purgeExpiredOAuth(db, clock);
+  });
+  await run("purging expired sessions", async () => {
+    await purgeExpiredSessions(db, clock);
   });
   const federation = deps.federation;
   if (federation) {

@@ -14,6 +14,10 @@ import {
   userWithToken,
 } from "./helpers.ts";
 import { csrfOf, get, postForm, signIn } from "./web-helpers.ts";
+import { SESSION_TTL_MS } from "../lib/auth/sessions.ts";
+import { runScheduledJobs } from "../lib/jobs.ts";
+import { silentLogger } from "../lib/log.ts";
+import { createDbMediaStore } from "../lib/media/store.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const DAY = 86_400;
@@ -532,6 +536,30 @@ Deno.test("account page: the password changes (ending every other session and to
         .status,
       401,
     );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("expired sessions are removed by the hourly jobs; live ones stay", async () => {
+  const ctx = await createTestApp();
+  try {
+    const user = await createTestUser(ctx);
+    const old = await signIn(ctx, user);
+    ctx.clock.advance(SESSION_TTL_MS - 3_600_000);
+    const fresh = await signIn(ctx, user);
+    ctx.clock.advance(2 * 3_600_000);
+    const jobs = await runScheduledJobs({
+      db: ctx.database.db,
+      clock: ctx.clock,
+      log: silentLogger,
+      media: createDbMediaStore(ctx.database.db, ctx.clock),
+    });
+    assert.deepEqual(jobs.failed, []);
+    assert.equal(await countRows(ctx, "sessions"), 1);
+    // The expired one opens nothing; the live one still does.
+    assert.equal((await get(ctx, "/account", old)).status, 303);
+    assert.equal((await get(ctx, "/account", fresh)).status, 200);
   } finally {
     ctx.close();
   }

@@ -6,7 +6,7 @@
  * token_generation, which ends login tokens too, is checked at every use).
  * Forms of a session carry a CSRF token derived from it (HMAC).
  */
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, lte } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { sessions, users } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
@@ -65,6 +65,17 @@ export async function findSession(
 }
 
 /** Ends a session (logout). */
+/** Removes the sessions past their expiry (the hourly jobs); returns how many. */
+export async function purgeExpiredSessions(
+  db: Db,
+  clock: Clock,
+): Promise<number> {
+  const gone = await db.delete(sessions).where(
+    lte(sessions.expiresAt, clock.now()),
+  ).returning({ id: sessions.id });
+  return gone.length;
+}
+
 export async function endSession(db: Db, id: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.id, id));
 }
