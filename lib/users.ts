@@ -164,6 +164,15 @@ export interface UserPatch {
   password?: string;
 }
 
+/**
+ * True in a statement while another active admin than `id` exists: part of
+ * the write itself, so two admins demoting each other at once cannot both
+ * pass (writes are serialised; the second sees the first).
+ */
+function anotherActiveAdmin(id: number) {
+  return sql`exists (select 1 from ${users} as o where o.id <> ${id} and o.role = 'admin' and o.is_active = 1)`;
+}
+
 async function otherActiveAdmins(db: Db, id: number): Promise<number> {
   const [{ n }] = await db.select({ n: count() }).from(users).where(
     and(eq(users.role, "admin"), eq(users.is_active, true), ne(users.id, id)),
@@ -205,17 +214,23 @@ export async function updateUser(
   }
   const endsTokens = patch.password !== undefined || patch.is_active === false;
   if (endsTokens) set.token_generation = sql`${users.token_generation} + 1`;
-  const update = db.update(users).set(set).where(eq(users.id, id))
-    .returning();
+  const update = db.update(users).set(set).where(
+    and(eq(users.id, id), losesAdmin ? anotherActiveAdmin(id) : undefined),
+  ).returning();
   let rows: UserRow[];
   try {
-    if (endsTokens) {
+    if (endsTokens && !losesAdmin) {
       [rows] = await db.batch([
         update,
         ...revokeUserGrantsStatements(db, id, now),
       ]);
     } else {
       rows = await update;
+      // An admin's deactivation: the grants go once the guarded update has
+      // passed (its token generation already ended the login tokens).
+      if (rows[0] && endsTokens) {
+        await db.batch(revokeUserGrantsStatements(db, id, now));
+      }
     }
   } catch (err) {
     if (isUniqueViolation(err)) {
@@ -223,7 +238,11 @@ export async function updateUser(
     }
     throw err;
   }
-  if (!rows[0]) throw notFound("User");
+  if (!rows[0]) {
+    throw losesAdmin
+      ? conflict("This is the last active admin")
+      : notFound("User");
+  }
   return rows[0];
 }
 
@@ -237,7 +256,19 @@ export async function deleteUser(db: Db, id: number): Promise<void> {
   ) {
     throw conflict("This is the last active admin");
   }
-  await db.delete(users).where(eq(users.id, id));
+  const gone = await db.delete(users).where(
+    and(
+      eq(users.id, id),
+      current.role === "admin" && current.is_active
+        ? anotherActiveAdmin(id)
+        : undefined,
+    ),
+  ).returning({ id: users.id });
+  if (gone.length === 0) {
+    throw current.role === "admin" && current.is_active
+      ? conflict("This is the last active admin")
+      : notFound("User");
+  }
 }
 
 /** Whether any active admin exists. */

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { deleteUser, updateUser } from "../lib/users.ts";
 import {
   call,
   countRows,
   createTestApp,
+  createTestUser,
   expectError,
+  hasher,
   userWithToken,
 } from "./helpers.ts";
 
@@ -234,4 +237,42 @@ Deno.test("an admin can reset a user's password through PATCH", async () => {
   });
   assert.equal(newLogin.status, 200);
   ctx.close();
+});
+
+Deno.test("two admins demoted, deactivated or deleted at once: one change passes, the other is a 409, an admin remains", async () => {
+  for (const how of ["demote", "deactivate", "delete"] as const) {
+    const ctx = await createTestApp();
+    try {
+      const a = await createTestUser(ctx, { role: "admin" });
+      const b = await createTestUser(ctx, { role: "admin" });
+      const change = (id: number) =>
+        how === "delete" ? deleteUser(ctx.database.db, id) : updateUser(
+          ctx.database.db,
+          hasher,
+          ctx.clock,
+          id,
+          how === "demote" ? { role: "editor" } : { is_active: false },
+        );
+      // Both start before either writes: each reads the other as an admin.
+      const results = await Promise.allSettled([
+        change(a.user.id),
+        change(b.user.id),
+      ]);
+      assert.equal(
+        results.filter((r) => r.status === "fulfilled").length,
+        1,
+        how,
+      );
+      const refused = results.find((r) => r.status === "rejected") as
+        | PromiseRejectedResult
+        | undefined;
+      assert.equal((refused?.reason as { status?: number })?.status, 409);
+      const [row] = await ctx.database.db.all<{ n: number }>(
+        "select count(*) as n from users where role = 'admin' and is_active = 1",
+      );
+      assert.equal(Number(row.n), 1, how);
+    } finally {
+      ctx.close();
+    }
+  }
 });
