@@ -14,6 +14,7 @@ import { translator } from "../lib/i18n.ts";
 import {
   call,
   createTestApp,
+  type El,
   parseErrors,
   type TestContext,
   text,
@@ -25,15 +26,6 @@ const BASE = "http://quando.test";
 /** 19:00 in Rome; "now" is 2026-06-01T12:00Z. */
 const START = Date.parse("2026-06-06T17:00:00Z") / 1000;
 const DAY = 86_400;
-
-/** The parts of a DOM element the tests use (the type check has no DOM library). */
-interface El {
-  textContent: string | null;
-  className: string;
-  getAttribute(name: string): string | null;
-  querySelector(selector: string): El | null;
-  querySelectorAll(selector: string): Iterable<El>;
-}
 
 function dom(html: string) {
   const { document } = parseHTML(html) as unknown as { document: El };

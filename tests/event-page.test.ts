@@ -21,6 +21,7 @@ import { repeatsInWords, seriesRule } from "../lib/pages/repeats.ts";
 import {
   call,
   createTestApp,
+  type El,
   parseErrors,
   type TestContext,
   text,
@@ -29,14 +30,6 @@ import {
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-interface El {
-  textContent: string | null;
-  innerHTML: string;
-  getAttribute(name: string): string | null;
-  querySelector(selector: string): El | null;
-  querySelectorAll(selector: string): Iterable<El>;
-}
 
 interface Page {
   res: Response;

@@ -21,19 +21,12 @@ import { LANGUAGE_NAMES, PUBLIC_LANGUAGES, translator } from "../lib/i18n.ts";
 import {
   call,
   createTestApp,
+  type El,
   statementsDuring,
   type TestContext,
   text,
   userWithToken,
 } from "./helpers.ts";
-
-/** The parts of a DOM element the tests use (the type check has no DOM library). */
-interface El {
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-  querySelector(selector: string): El | null;
-  querySelectorAll(selector: string): Iterable<El>;
-}
 
 interface Doc extends El {
   documentElement: El;

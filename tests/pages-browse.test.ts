@@ -18,8 +18,9 @@ import {
 } from "../lib/pages/calendar.ts";
 import { CACHED_ROUTES } from "../routes/cache.ts";
 import {
+  bolognaInstance,
   call,
-  createTestApp,
+  type El,
   parseErrors,
   type TestContext,
   text,
@@ -28,13 +29,6 @@ import {
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-interface El {
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-  querySelector(selector: string): El | null;
-  querySelectorAll(selector: string): Iterable<El>;
-}
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -87,19 +81,7 @@ async function createEvent(
 }
 
 async function world() {
-  const ctx = await createTestApp();
-  const admin = await userWithToken(ctx, "admin");
-  const res = await call(ctx, "PUT", "/api/settings", {
-    token: admin.token,
-    json: {
-      instance_title: "Bologna Events",
-      instance_description: "What happens in town",
-      instance_timezone: "Europe/Rome",
-      instance_locale: "en-GB",
-    },
-  });
-  assert.equal(res.status, 200, await res.text());
-  return { ctx, admin };
+  return await bolognaInstance();
 }
 
 /** A town with a weekly series, single events, a hidden and a past one. */

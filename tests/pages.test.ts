@@ -7,26 +7,15 @@ import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import { png } from "./images.ts";
 import {
+  bolognaInstance,
   call,
-  createTestApp,
+  type El,
   type TestContext,
   text,
-  userWithToken,
 } from "./helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-/** The parts of a DOM element the tests use (the type check has no DOM library). */
-interface El {
-  textContent: string | null;
-  innerHTML: string;
-  getAttribute(name: string): string | null;
-  querySelector(selector: string): El | null;
-  querySelectorAll(selector: string): Iterable<El>;
-  classList: { contains(name: string): boolean };
-  tagName: string;
-}
 
 interface Doc extends El {
   documentElement: El;
@@ -67,19 +56,7 @@ async function getPage(
 }
 
 async function world() {
-  const ctx = await createTestApp();
-  const admin = await userWithToken(ctx, "admin");
-  const res = await call(ctx, "PUT", "/api/settings", {
-    token: admin.token,
-    json: {
-      instance_title: "Bologna Events",
-      instance_description: "What happens in town",
-      instance_timezone: "Europe/Rome",
-      instance_locale: "en-GB",
-    },
-  });
-  assert.equal(res.status, 200, await res.text());
-  return { ctx, admin };
+  return await bolognaInstance();
 }
 
 async function createEvent(

@@ -18,8 +18,10 @@ import { FixedClock } from "../lib/clock.ts";
 import { CACHED_ROUTES, publicReadCache } from "../routes/cache.ts";
 import type { AppEnv, RouteDeps } from "../routes/env.ts";
 import {
+  bolognaInstance,
   call,
   createTestApp,
+  type El,
   parseErrors,
   statementsDuring,
   type TestContext,
@@ -29,14 +31,6 @@ import {
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-interface El {
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-  querySelector(selector: string): El | null;
-  querySelectorAll(selector: string): Iterable<El>;
-  hasAttribute(name: string): boolean;
-}
 
 interface Page {
   res: Response;
@@ -77,18 +71,7 @@ async function get(
 }
 
 async function world() {
-  const ctx = await createTestApp();
-  const admin = await userWithToken(ctx, "admin");
-  const res = await call(ctx, "PUT", "/api/settings", {
-    token: admin.token,
-    json: {
-      instance_title: "Bologna Events",
-      instance_description: "What happens in town",
-      instance_timezone: TZ,
-      instance_locale: "en-GB",
-    },
-  });
-  assert.equal(res.status, 200, await res.text());
+  const { ctx, admin } = await bolognaInstance(TZ);
   const create = async (body: Record<string, unknown>) => {
     const res = await call(ctx, "POST", "/api/events", {
       token: admin.token,
