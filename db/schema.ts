@@ -232,6 +232,9 @@ export const events = sqliteTable("events", {
   // not null`, a series' next dates; `events_listed_last_place_idx` on
   // (coalesce(end_datetime, start_datetime), placeId, parentId) where listed
   // (visible, local, not a template), the tags and places indexes' counts.
+  // `events_online_last_idx` on coalesce(end_datetime, start_datetime) `where
+  // json_array_length(online_locations) > 0`: the search's online filter
+  // (0015_online_index.sql, by hand).
 ]);
 
 export const tags = sqliteTable("tags", {

@@ -2,7 +2,7 @@
  * Text search: the full-text index over events (event_search, FTS5) and a
  * case-insensitive substring match for the small admin lists.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, sql, type SQLWrapper } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { events, eventSearchStale } from "../db/schema.ts";
 import { invalidRequest } from "./errors.ts";
@@ -74,16 +74,20 @@ export function ftsPrefixQuery(terms: string[]): string {
  * start of a word (see ftsPrefixQuery), through the event_search index, which
  * triggers keep in step with every write (db/migrations/0007_event_search.sql).
  *
- * The index answers once per statement with the set of matching ids, at a
- * cost that grows with the number of matching events, never with the text
- * (each word's list of events is read and merged in C). The unary `+` keeps
- * the planner from driving the query by that set (a lookup and a sort per
- * match), so that it walks the listing's time indexes as without a search,
- * tests each entry against the set before reading the row, and stops at the
- * page's end.
+ * The index answers with the set of matching ids, built once per statement
+ * for each place the condition appears in (the first time a row is tested),
+ * at a cost that grows with the number of matching events, never with the
+ * text (each word's list of events is read and merged in C). The unary `+`
+ * keeps the planner from driving the query by that set (a lookup and a sort
+ * per match), so that it walks the listing's time indexes as without a
+ * search, tests each entry against the set before reading the row, and stops
+ * at the page's end. `id`: the event id tested (events.id, or a walk's id).
  */
-export function matchesTerms(terms: string[]): SQL {
-  return sql`+${events.id} in (select rowid from event_search where event_search match ${
+export function matchesTerms(
+  terms: string[],
+  id: SQLWrapper = events.id,
+): SQL {
+  return sql`+${id} in (select rowid from event_search where event_search match ${
     ftsPrefixQuery(terms)
   })`;
 }

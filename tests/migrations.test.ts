@@ -70,6 +70,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "event_tags_tag_last_idx",
       "events_parent_start_idx",
       "events_listed_last_place_idx",
+      "events_online_last_idx",
     ]
   ) assert.ok(indexes.has(i), `index ${i}`);
   const triggers = await names(database, "trigger");

@@ -16,6 +16,7 @@ import { translator } from "../lib/i18n.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { FixedClock } from "../lib/clock.ts";
 import { CACHED_ROUTES, publicReadCache } from "../routes/cache.ts";
+import { events } from "../db/schema.ts";
 import type { AppEnv, RouteDeps } from "../routes/env.ts";
 import {
   bolognaInstance,
@@ -207,6 +208,8 @@ Deno.test("search: no query and no filter lists the upcoming events, paged, by d
     assert.equal(beyond.res.status, 200);
     assert.deepEqual(beyond.titles, []);
     assert.match(text(beyond.$("main")), /There are no more results\./);
+    // A page past the results still says how many there are.
+    assert.equal(text(beyond.$("#result-count")), "29 events found.");
   } finally {
     ctx.close();
   }
@@ -842,6 +845,199 @@ Deno.test("search: cheap whatever the table: a fixed number of statements per pa
       // The settings (read once a second) and one batch for the page.
       assert.ok(statements <= 2, `${path}: ${statements} statements`);
     }
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("search: what still runs first (for weeks or since this morning), then by start; counted up to 1,000, then 'more than'; 50 pages at most", async () => {
+  const { ctx } = await bolognaInstance(TZ);
+  try {
+    // Now is 2026-06-01T12:00Z (the test clock).
+    const now = at("2026-06-01T12:00:00Z");
+    const HOUR = 3600;
+    const stamp = new Date(now * 1000);
+    const row = (title: string, slug: string, start: number, end: number) => ({
+      title,
+      slug,
+      start_datetime: start,
+      end_datetime: end,
+      createdAt: stamp,
+      updatedAt: stamp,
+    });
+    const concerts = Array.from({ length: 1004 }, (_, i) =>
+      row(
+        `Concert ${String(i).padStart(4, "0")} in Bologna`,
+        `concert-${i}`,
+        now + (i + 1) * HOUR,
+        now + (i + 1) * HOUR + HOUR,
+      ));
+    const rows = [
+      // Started five days ago, on for nine more: runs now.
+      row(
+        "Summer festival in Bologna",
+        "festival",
+        now - 5 * DAY,
+        now + 9 * DAY,
+      ),
+      // Began an hour ago, ends in an hour.
+      row("Morning talk in Bologna", "talk", now - HOUR, now + HOUR),
+      // Over: yesterday's, and one that ran for days until yesterday.
+      row("Party in Bologna", "party", now - 20 * HOUR, now - 18 * HOUR),
+      row("Exhibition in Bologna", "exhibition", now - 10 * DAY, now - DAY),
+      ...concerts,
+    ];
+    for (let i = 0; i < rows.length; i += 250) {
+      await ctx.database.db.insert(events).values(rows.slice(i, i + 250));
+    }
+    const concert = (i: number) =>
+      `Concert ${String(i).padStart(4, "0")} in Bologna`;
+
+    const first = await get(ctx, "/search?q=bologna");
+    assert.equal(first.res.status, 200);
+    assert.equal(
+      text(first.$("#result-count")),
+      "More than 1,000 events found.",
+    );
+    assert.deepEqual(first.titles, [
+      "Summer festival in Bologna",
+      "Morning talk in Bologna",
+      ...Array.from({ length: 18 }, (_, i) => concert(i)),
+    ]);
+    // Ranks 981 to 1,000 on the deepest page, which links no further.
+    const last = await get(ctx, "/search?q=bologna&page=50");
+    assert.deepEqual(
+      last.titles,
+      Array.from({ length: 20 }, (_, i) => concert(978 + i)),
+    );
+    assert.equal(last.$(".pager a.next"), null);
+    assert.equal(
+      last.$(".pager a.prev")?.getAttribute("href"),
+      "/search?q=bologna&page=49",
+    );
+    assert.equal(
+      text(last.$("#result-count")),
+      "More than 1,000 events found.",
+    );
+
+    // Each part alone, and exactly counted below the bound.
+    for (
+      const [query, titles] of [
+        ["festival", ["Summer festival in Bologna"]],
+        ["talk", ["Morning talk in Bologna"]],
+        ["party", []],
+        ["exhibition", []],
+        ["concert+0999", [concert(999)]],
+      ] as const
+    ) {
+      const page = await get(ctx, `/search?q=${query}`);
+      assert.deepEqual(page.titles, titles, query);
+      assert.equal(
+        text(page.$("#result-count")),
+        titles.length ? "1 event found." : "No events found.",
+        query,
+      );
+    }
+    // Without words, until the end of today in Rome (22:00Z): what runs,
+    // then nine concerts.
+    const plain = await get(ctx, "/search?to=2026-06-01");
+    assert.equal(text(plain.$("#result-count")), "11 events found.");
+    assert.deepEqual(plain.titles.slice(0, 3), [
+      "Summer festival in Bologna",
+      "Morning talk in Bologna",
+      concert(0),
+    ]);
+    // From a day in the past: what still ran then, in start order.
+    const since = await allTitles(
+      ctx,
+      "/search?q=in+bologna&from=2026-05-31&to=2026-06-01",
+    );
+    assert.deepEqual(since, [
+      "Exhibition in Bologna",
+      "Summer festival in Bologna",
+      "Party in Bologna",
+      "Morning talk in Bologna",
+      ...Array.from({ length: 9 }, (_, i) => concert(i)),
+    ]);
+
+    // The page's statement builds the words' set of events once.
+    // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to see its statements
+    const client = (ctx.database.db as any).$client;
+    const recorded: string[] = [];
+    const batch = client.batch.bind(client);
+    client.batch = (stmts: { sql: string }[], ...rest: []) => {
+      recorded.push(...stmts.map((st) => st.sql));
+      return batch(stmts, ...rest);
+    };
+    try {
+      await get(ctx, "/search?q=bologna&page=2");
+    } finally {
+      client.batch = batch;
+    }
+    assert.equal(
+      recorded.join("\n").match(/event_search match/g)?.length,
+      1,
+      recorded.join("\n"),
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("search: the tags and places offered follow every write at once, and are not read again until one", async () => {
+  const ctx = await createTestApp({ env: { PUBLIC_CACHE_MS: "0" } });
+  try {
+    const { token } = await userWithToken(ctx, "admin");
+    const create = async (title: string, tag: string, place: string) => {
+      const res = await call(ctx, "POST", "/api/events", {
+        token,
+        json: {
+          title,
+          start_datetime: at("2026-06-05T18:00:00Z"),
+          tags: [tag],
+          place_name: place,
+          place_address: "Via Zamboni 1",
+        },
+      });
+      assert.equal(res.status, 201, await res.text());
+    };
+    const offered = async () => {
+      const page = await get(ctx, "/search");
+      return {
+        tags: page.$$("input[name=tags]").map((i) => i.getAttribute("value")),
+        places: page.$$("input[name=places] + span").map(text),
+      };
+    };
+    // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to see its statements
+    const client = (ctx.database.db as any).$client;
+    const recorded: string[] = [];
+    const batch = client.batch.bind(client);
+    client.batch = (stmts: { sql: string }[], ...rest: []) => {
+      recorded.push(...stmts.map((st) => st.sql));
+      return batch(stmts, ...rest);
+    };
+    const readsChoices = () => recorded.some((q) => /"sample"/.test(q));
+
+    await create("Opera gala", "Opera", "Teatro Comunale");
+    let seen = await offered();
+    assert.deepEqual(seen.tags, ["opera"]);
+    assert.ok(seen.places.some((p) => p.includes("Teatro Comunale")));
+    recorded.length = 0;
+    await offered();
+    assert.ok(!readsChoices(), "nothing written: the choices are kept");
+
+    await create("Tango night", "Tango", "Cassero");
+    recorded.length = 0;
+    seen = await offered();
+    assert.ok(readsChoices(), "a write: read again");
+    assert.deepEqual(seen.tags.sort(), ["opera", "tango"]);
+    assert.ok(seen.places.some((p) => p.includes("Cassero")));
+
+    // Read from now on: after a minute they are read again.
+    ctx.clock.advance(61_000);
+    recorded.length = 0;
+    await offered();
+    assert.ok(readsChoices(), "a minute later: read again");
   } finally {
     ctx.close();
   }

@@ -11,6 +11,7 @@ import {
   or,
   type SQL,
   sql,
+  type SQLWrapper,
 } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import {
@@ -54,14 +55,19 @@ export function listableConditions(showRecurrent: boolean): SQL[] {
 /**
  * Events carrying any of the tag ids (through the event_tags index); with
  * `since`, only those not over by then (event_tags_tag_last_idx), so that a
- * tag's past does not weigh on a listing of what is to come.
+ * tag's past does not weigh on a listing of what is to come. `id`: the event
+ * id tested (events.id, or a walk's, see matchingIdsQuery).
  */
-export function withAnyTag(tagIds: SQL | number[], since?: number): SQL {
+export function withAnyTag(
+  tagIds: SQL | number[],
+  since?: number,
+  id: SQLWrapper = events.id,
+): SQL {
   const tagged = Array.isArray(tagIds)
     ? inArray(eventTags.tagId, tagIds)
     : tagIds;
   return inArray(
-    events.id,
+    id,
     sql`(select ${eventTags.eventId} from ${eventTags} where ${
       since === undefined
         ? tagged
@@ -70,14 +76,19 @@ export function withAnyTag(tagIds: SQL | number[], since?: number): SQL {
   );
 }
 
-/** Events carrying any of the tags, matched through normalizedTag (`since`: as withAnyTag). */
-export function withAnyTagName(names: string[], since?: number): SQL {
+/** Events carrying any of the tags, matched through normalizedTag (`since`, `id`: as withAnyTag). */
+export function withAnyTagName(
+  names: string[],
+  since?: number,
+  id: SQLWrapper = events.id,
+): SQL {
   const keys = [...new Set(names.map(normalizeTag))];
   return withAnyTag(
     sql`${eventTags.tagId} in (select ${tags.id} from ${tags} where ${
       inArray(tags.normalizedTag, keys)
     })`,
     since,
+    id,
   );
 }
 
@@ -88,6 +99,14 @@ export interface SplitLimits {
 
 /** One day in seconds: what the ongoing half treats as a short event. */
 const DAY = 86_400;
+
+/**
+ * Events lasting more than a day: the partial events_long_last_idx's
+ * condition, with a literal (a bound parameter would keep SQLite from using
+ * the index).
+ */
+const longerThanADay =
+  sql`${events.end_datetime} - ${events.start_datetime} > ${sql.raw(`${DAY}`)}`;
 
 /**
  * Events still running at `moment`: started before it and not ended. Two
@@ -101,12 +120,9 @@ function ongoingAt(moment: Moment): SQL {
   const start = events.start_datetime;
   const began = sql`${start} < ${moment.at}`;
   const notEnded = sql`${lastMoment} >= ${moment.at}`;
-  // Written as the partial index's condition, with a literal: a bound
-  // parameter would keep SQLite from using the index.
-  const long = sql`${events.end_datetime} - ${start} > ${sql.raw(`${DAY}`)}`;
   return or(
     and(sql`${start} >= ${moment.dayBefore}`, began, notEnded),
-    and(long, notEnded, began),
+    and(longerThanADay, notEnded, began),
   )!;
 }
 
@@ -328,25 +344,47 @@ export type SearchNarrowing = Pick<
 >;
 
 /**
- * The conditions on an event row of a search's end, tags, places, words
- * and online / in person (none for an empty narrowing). Words without a
- * letter or digit match nothing. Throws a 400 when the words are beyond the
- * search's limits (lib/search.ts). `since`: the caller lists only events not
- * over by then (the tags' lists are read from then on).
+ * The conditions of a search's end, tags, places, words and online / in
+ * person (none for an empty narrowing). Words without a letter or digit
+ * match nothing. Throws a 400 when the words are beyond the search's limits
+ * (lib/search.ts). `since`: the caller lists only events not over by then
+ * (the tags' and online events' lists are read from then on). The words,
+ * tags, places and online are sets of ids tested on `id`: events.id, or a
+ * walk's id (matchingIdsQuery), which tests them before the row is read
+ * (places are tested on events.id's row); the end and in person are
+ * conditions on the row.
  */
 export function narrowingConditions(
   q: SearchNarrowing,
   since?: number,
+  id: SQLWrapper = events.id,
 ): SQL[] {
   const conditions: SQL[] = [];
   if (q.end !== undefined) {
     conditions.push(sql`${events.start_datetime} <= ${q.end}`);
   }
-  if (q.tags?.length) conditions.push(withAnyTagName(q.tags, since));
-  if (q.places?.length) conditions.push(inArray(events.placeId, q.places));
-  if (q.online === true) {
+  if (q.tags?.length) conditions.push(withAnyTagName(q.tags, since, id));
+  if (q.places?.length) {
+    const atPlaces = inArray(events.placeId, q.places);
+    // On the events' own rows the planner may go by events_place_idx; a
+    // walk takes the places' events as a set from it, where a test on the
+    // row would read every row walked.
     conditions.push(
-      sql`json_array_length(${events.online_locations}) > 0`,
+      id === events.id
+        ? atPlaces
+        : sql`+${id} in (select ${events.id} from ${events} where ${atPlaces})`,
+    );
+  }
+  if (q.online === true) {
+    // The online events (not over by `since`) from the partial
+    // events_online_last_idx, whose condition this is word for word.
+    const online = sql`json_array_length(${events.online_locations}) > 0`;
+    conditions.push(
+      sql`+${id} in (select ${events.id} from ${events} where ${
+        since === undefined
+          ? online
+          : and(online, sql`${lastMoment} >= ${since}`)
+      })`,
     );
   } else if (q.online === false) {
     conditions.push(isNotNull(events.placeId));
@@ -354,7 +392,7 @@ export function narrowingConditions(
   if (q.query !== undefined) {
     const terms = searchTerms(q.query);
     // Nothing but punctuation or symbols: no word to find.
-    conditions.push(terms.length === 0 ? sql`0` : matchesTerms(terms));
+    conditions.push(terms.length === 0 ? sql`0` : matchesTerms(terms, id));
   }
   return conditions;
 }
@@ -365,13 +403,59 @@ function narrows(q: SearchNarrowing): boolean {
     q.query !== undefined || q.online !== undefined;
 }
 
+/** The walk's id column, as matchingIdsQuery names it. */
+const walkId = sql`"walk"."id"`;
+
+/**
+ * Ids of listable events still running at `q.start` or starting later that
+ * match the narrowing, ascending by start then id: `take` of them after
+ * `offset`. One walk in that order, so that each set of ids the narrowing
+ * tests (the words above all: building it costs as much as the events it
+ * holds) is built once, however many results and counts are read from it:
+ * the events longer than a day still running that started more than a day
+ * before (the partial events_long_last_idx), then every event from a day
+ * before on, in the order of events_start_idx and from the index alone.
+ * An event that started earlier and is still running lasts more than a
+ * day, so the two are the whole set (as ongoingAt's two ranges). Each id is
+ * tested against the narrowing's sets, then its row is read for the rest.
+ */
+function matchingIdsQuery(
+  db: Db,
+  q: SearchNarrowing & { start: number; showRecurrent: boolean },
+  take: number,
+  offset = 0,
+): SQL {
+  const start = events.start_datetime;
+  const dayBefore = q.start - DAY;
+  const upTo = q.end === undefined ? [] : [sql`${start} <= ${q.end}`];
+  const longRunning = db.select({ id: events.id }).from(events).where(and(
+    longerThanADay,
+    sql`${lastMoment} >= ${q.start}`,
+    sql`${start} < ${dayBefore}`,
+    ...upTo,
+  )).orderBy(sql`${start} + 0`, asc(events.id));
+  const fromDayBefore = db.select({ id: events.id }).from(events)
+    .where(and(sql`${start} >= ${dayBefore}`, ...upTo))
+    .orderBy(asc(start), asc(events.id));
+  const conditions = [
+    // On the id first: SQLite tests these before reading the row.
+    ...narrowingConditions(q, q.start, walkId),
+    ...listableConditions(q.showRecurrent),
+    sql`${lastMoment} >= ${q.start}`,
+  ];
+  // `limit -1` keeps SQLite from copying the conditions into each half,
+  // which would build each set twice. CROSS JOIN keeps the walk outermost.
+  return sql`select ${walkId} from (select * from ${longRunning} union all select * from ${fromDayBefore} limit -1) "walk" cross join ${events} on ${events.id} = ${walkId} where ${
+    and(...conditions)
+  } limit ${take} offset ${offset}`;
+}
+
 /**
  * Listable events still running at `start` or starting later that match the
  * narrowing, ascending by start then id: rows `offset` to `offset + take`.
- * One statement: the ids are picked first, walking the index ranges of
- * runningFrom with nothing but the id, and only the picked rows are read
- * whole (with their place and tags), so a page costs its depth in index
- * entries, never in summaries.
+ * One statement: the ids are picked by matchingIdsQuery, and only the
+ * picked rows are read whole (with their place and tags), so a page costs
+ * its depth in index entries, never in summaries.
  */
 export function searchRowsQuery(
   db: Db,
@@ -379,24 +463,11 @@ export function searchRowsQuery(
   offset: number,
   take: number,
 ): BatchRead<EventSummary[]> {
-  const conditions = [
-    ...listableConditions(q.showRecurrent),
-    ...narrowingConditions(q, q.start),
-  ];
-  const [ongoing, starting] = runningFrom(
-    () => db.select({ id: events.id }).from(events).$dynamic(),
-    momentOf(q.start),
-    conditions,
-    offset + take,
-  );
-  // Everything running started before anything starting from `start`: the
-  // two parts in turn are in order, and so is the whole by start then id.
-  const picked =
-    sql`select "id" from (select * from ${ongoing} union all select * from ${starting}) limit ${take} offset ${offset}`;
   return {
     statements: [
-      selectSummaries(db).where(sql`${events.id} in (${picked})`)
-        .orderBy(asc(events.start_datetime), asc(events.id)),
+      selectSummaries(db).where(
+        sql`${events.id} in (${matchingIdsQuery(db, q, take, offset)})`,
+      ).orderBy(asc(events.start_datetime), asc(events.id)),
     ],
     read(results) {
       return (results[0] as SummaryRow[]).map(summaryOf);
@@ -404,27 +475,51 @@ export function searchRowsQuery(
   };
 }
 
+/** A page of a search and how many events it finds (see searchPageQuery). */
+export interface SearchResults {
+  rows: EventSummary[];
+  /** How many events the search finds, at most `cap + 1` ("more than cap"). */
+  count: number;
+}
+
 /**
- * How many events searchRowsQuery finds in all, counted up to `cap + 1` (a
- * result above `cap` means "more than cap"): one statement reading at most
- * that many index entries.
+ * searchRowsQuery's page together with how many events the search finds,
+ * counted up to `cap + 1`: one statement and one walk (matchingIdsQuery),
+ * whose first `max(cap + 1, offset + take)` ids are numbered and counted;
+ * only the page's are read whole. The first id comes too, so that the
+ * count comes with an empty page (its row is then left out).
  */
-export function searchCountQuery(
+export function searchPageQuery(
   db: Db,
   q: SearchNarrowing & { start: number; showRecurrent: boolean },
+  offset: number,
+  take: number,
   cap: number,
-): BatchRead<number> {
-  const hits = db.select({ one: sql<number>`1`.as("one") }).from(events)
-    .where(and(
-      ...listableConditions(q.showRecurrent),
-      ...narrowingConditions(q, q.start),
-      sql`${lastMoment} >= ${q.start}`,
-    )).limit(cap + 1).as("hits");
+): BatchRead<SearchResults> {
+  const depth = Math.max(cap + 1, offset + take);
+  const rank = sql`"hits"."rank"`;
+  const inPage = sql`${rank} > ${offset} and ${rank} <= ${offset + take}`;
+  // Not a WITH: a statement must start with SELECT to be read as a read
+  // (db/remote.ts), and the walk must run once.
+  const hits =
+    sql`(select "id", row_number() over () as "rank", count(*) over () as "found" from (${
+      matchingIdsQuery(db, q, depth)
+    })) "hits"`;
   return {
-    statements: [db.select({ n: count() }).from(hits)],
+    statements: [
+      db.select({ found: sql<number>`"hits"."found"`, ...summaryColumns })
+        .from(hits)
+        .leftJoin(events, and(eq(events.id, sql`"hits"."id"`), inPage))
+        .leftJoin(places, eq(places.id, events.placeId))
+        .where(sql`${rank} = 1 or (${inPage})`)
+        .orderBy(rank),
+    ],
     read(results) {
-      const [row] = results[0] as { n: number }[];
-      return row?.n ?? 0;
+      const rows = results[0] as (SummaryRow & { found: number })[];
+      return {
+        count: rows[0]?.found ?? 0,
+        rows: rows.filter((row) => row.id !== null).map(summaryOf),
+      };
     },
   };
 }

@@ -9,11 +9,7 @@ import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
 import { type EventFilter, filterWindow } from "../events/filter.ts";
-import {
-  listableConditions,
-  searchCountQuery,
-  searchRowsQuery,
-} from "../events/list.ts";
+import { listableConditions, searchPageQuery } from "../events/list.ts";
 import {
   allReads,
   asOneStatement,
@@ -136,6 +132,62 @@ function placeChoicesQuery(
   };
 }
 
+/** The tags and places the form offers. */
+type FormChoices = Pick<SearchPage, "tagChoices" | "placeChoices">;
+
+/** How long the offered choices are reused, in seconds (they are read from now on). */
+const CHOICES_REUSE_SECONDS = 60;
+
+/** The choices last read per database, under the change marker read before. */
+const choicesRead = new WeakMap<
+  Db,
+  { marker: string; showRecurrent: boolean; at: number; choices: FormChoices }
+>();
+
+/**
+ * The form's choices: those last read while the database's change marker is
+ * still `changeMarker` (read before, so that a write meanwhile is never
+ * hidden) and for at most CHOICES_REUSE_SECONDS, else read in the caller's
+ * statement and kept. They are the same for every search, and after the
+ * results the dearest part of its statement. Null marker: read every time.
+ */
+function formChoicesQuery(
+  db: Db,
+  now: number,
+  showRecurrent: boolean,
+  changeMarker: string | null,
+): BatchRead<FormChoices> {
+  const kept = choicesRead.get(db);
+  if (
+    changeMarker !== null && kept?.marker === changeMarker &&
+    kept.showRecurrent === showRecurrent && now >= kept.at &&
+    now - kept.at < CHOICES_REUSE_SECONDS
+  ) {
+    const { choices } = kept;
+    return { statements: [], read: () => choices };
+  }
+  const query = allReads(
+    tagChoicesQuery(db, now, showRecurrent),
+    placeChoicesQuery(db, now, showRecurrent),
+  );
+  return {
+    statements: query.statements,
+    read(results) {
+      const [tagChoices, placeChoices] = query.read(results);
+      const choices = { tagChoices, placeChoices };
+      if (changeMarker !== null) {
+        choicesRead.set(db, {
+          marker: changeMarker,
+          showRecurrent,
+          at: now,
+          choices,
+        });
+      }
+      return choices;
+    },
+  };
+}
+
 /** Names of the chosen places (unknown ids are left out). */
 function placeNamesQuery(
   db: Db,
@@ -186,7 +238,11 @@ export async function loadSearchPage(
   filter: EventFilter,
   page: number,
   now: number,
-  options: Locality & { showRecurrent: boolean },
+  options: Locality & {
+    showRecurrent: boolean;
+    /** The database's change marker, read before (see formChoicesQuery). */
+    changeMarker: string | null;
+  },
 ): Promise<SearchPage> {
   const window = filterWindow(filter, options.timezone);
   const search = {
@@ -199,23 +255,32 @@ export async function loadSearchPage(
     showRecurrent: options.showRecurrent,
   };
   const offset = (page - 1) * SEARCH_PAGE_SIZE;
-  const [rows, found, tagChoices, placeChoices, placeNames, tagNames] =
-    await runRead(
-      db,
-      asOneStatement(allReads(
-        // One more than the page: whether another follows.
-        searchRowsQuery(db, search, offset, SEARCH_PAGE_SIZE + 1),
-        searchCountQuery(db, search, SEARCH_COUNT_CAP),
-        tagChoicesQuery(db, now, options.showRecurrent),
-        placeChoicesQuery(db, now, options.showRecurrent),
-        placeNamesQuery(db, filter.places),
-        tagNamesQuery(db, filter.tags),
-      )),
-    );
+  const [
+    { rows, count: found },
+    choices,
+    placeNames,
+    tagNames,
+  ] = await runRead(
+    db,
+    asOneStatement(allReads(
+      // One more than the page: whether another follows.
+      searchPageQuery(
+        db,
+        search,
+        offset,
+        SEARCH_PAGE_SIZE + 1,
+        SEARCH_COUNT_CAP,
+      ),
+      formChoicesQuery(db, now, options.showRecurrent, options.changeMarker),
+      placeNamesQuery(db, filter.places),
+      tagNamesQuery(db, filter.tags),
+    )),
+  );
   return {
     page,
     pageSize: SEARCH_PAGE_SIZE,
-    hasNext: rows.length > SEARCH_PAGE_SIZE,
+    // Never past the deepest page (its link would be a 400).
+    hasNext: rows.length > SEARCH_PAGE_SIZE && page < SEARCH_MAX_PAGE,
     count: found,
     start: search.start,
     // The home page's grouping, every result an entry of its own.
@@ -228,8 +293,7 @@ export async function loadSearchPage(
       label: day.label,
       events: day.entries.map((entry) => entry.event),
     })),
-    tagChoices,
-    placeChoices,
+    ...choices,
     placeNames,
     tagNames,
   };
@@ -244,19 +308,19 @@ export async function loadSearchChoices(
   filter: EventFilter,
   now: number,
   showRecurrent: boolean,
+  changeMarker: string | null,
 ): Promise<
   Pick<SearchPage, "tagChoices" | "placeChoices" | "placeNames" | "tagNames">
 > {
-  const [tagChoices, placeChoices, placeNames, tagNames] = await runRead(
+  const [choices, placeNames, tagNames] = await runRead(
     db,
     asOneStatement(allReads(
-      tagChoicesQuery(db, now, showRecurrent),
-      placeChoicesQuery(db, now, showRecurrent),
+      formChoicesQuery(db, now, showRecurrent, changeMarker),
       placeNamesQuery(db, filter.places),
       tagNamesQuery(db, filter.tags),
     )),
   );
-  return { tagChoices, placeChoices, placeNames, tagNames };
+  return { ...choices, placeNames, tagNames };
 }
 
 /**

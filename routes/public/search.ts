@@ -70,6 +70,11 @@ export function searchRoutes(deps: RouteDeps) {
   const { db } = deps.database;
   const { siteOf, send } = createPublicKit(deps);
 
+  // The form's choices are reused under a change marker that sees every
+  // write: the embedded database's (a remote one misses other isolates').
+  const choicesMarker = () =>
+    deps.database.embedded ? deps.database.changeMarker() : null;
+
   app.get("/search", async (c: Context<AppEnv>) => {
     const settings = await getSettings(db);
     const url = new URL(c.req.url);
@@ -113,7 +118,13 @@ export function searchRoutes(deps: RouteDeps) {
       );
     if (shown.length > 0) {
       return problemPage(
-        await loadSearchChoices(db, filter, now, showRecurrent),
+        await loadSearchChoices(
+          db,
+          filter,
+          now,
+          showRecurrent,
+          choicesMarker(),
+        ),
         shown,
       );
     }
@@ -133,6 +144,7 @@ export function searchRoutes(deps: RouteDeps) {
     const result = await loadSearchPage(db, filter, page, now, {
       ...site,
       showRecurrent,
+      changeMarker: choicesMarker(),
     });
     const unknown = unknownPlaces(filter, result);
     if (unknown.length > 0) {

@@ -95,14 +95,17 @@ export function searchUrl(filter: EventFilter, page = 1): string {
   );
 }
 
-/** How many results, in words. */
-function countText(t: Translate, count: number): string {
+/** How many results, in words, the number as `locale` writes it (1,000; 1.000). */
+function countText(t: Translate, count: number, locale: string): string {
   if (count === 0) return t("public.search.count.none");
   if (count === 1) return t("public.search.count.one");
+  const number = new Intl.NumberFormat(locale);
   if (count > SEARCH_COUNT_CAP) {
-    return t("public.search.count.more", { count: SEARCH_COUNT_CAP });
+    return t("public.search.count.more", {
+      count: number.format(SEARCH_COUNT_CAP),
+    });
   }
-  return t("public.search.count.many", { count });
+  return t("public.search.count.many", { count: number.format(count) });
 }
 
 /** The chosen ones first (in their order), then the offered ones not chosen. */
@@ -429,7 +432,9 @@ function Results(
   return (
     <>
       <div class="result-line">
-        <p class="count" id="result-count">{countText(t, result.count)}</p>
+        <p class="count" id="result-count">
+          {countText(t, result.count, site.locale)}
+        </p>
         {props.subscribe && (
           <a href="#subscribe">{t("public.search.subscribeLink")}</a>
         )}

@@ -74,6 +74,15 @@ const PAGES: { path: string; what: string; baseline?: boolean }[] = [
   { path: "/event/hot-upcoming-0", what: "event" },
   { path: "/event/weekly-series-0-" + "{occurrence}", what: "occurrence" },
   { path: "/search?q=music", what: "search" },
+  // The search's other shapes: deepest page, a rare word, filters alone and
+  // with words (the canonical order: q, tags, places, from, to, online).
+  { path: "/search?q=music&page=50", what: "search, page 50" },
+  { path: "/search?q=topic7", what: "search, rare word" },
+  { path: "/search", what: "search, no filter" },
+  { path: `/search?tags=${HOT_TAG}`, what: "search, tag" },
+  { path: "/search?places=1", what: "search, place" },
+  { path: "/search?online=true", what: "search, online" },
+  { path: "/search?q=music&online=true", what: "search, words+online" },
 ];
 
 /** The slug of a series' occurrence still to come (for its page). */
