@@ -220,6 +220,37 @@ Deno.test("the login form has the API's rate limit: 429 after ten failures, and 
     }, { origin: "https://evil.example" });
     assert.equal(foreign.status, 403);
     assert.equal(foreign.headers.get("set-cookie"), null);
+    // A browser that sends no Origin is judged by its Referer; one that says
+    // the post is another site's (Fetch Metadata) is refused whatever else.
+    const base = new URL(ctx.config.baseUrl).origin;
+    for (
+      const headers of <Record<string, string>[]> [
+        { origin: "", referer: "https://evil.example/page" },
+        { origin: "", referer: "not a url" },
+        { "sec-fetch-site": "cross-site" },
+        { "sec-fetch-site": "same-site" },
+        { origin: "null" },
+      ]
+    ) {
+      const refused = await postForm(ctx, "/login", {
+        email: user.email,
+        password: user.password,
+      }, headers);
+      assert.equal(refused.status, 403, JSON.stringify(headers));
+      assert.equal(refused.headers.get("set-cookie"), null);
+    }
+    for (
+      const headers of <Record<string, string>[]> [
+        { origin: "", referer: `${base}/login` },
+        { "sec-fetch-site": "same-origin" },
+      ]
+    ) {
+      const ok = await postForm(ctx, "/login", {
+        email: user.email,
+        password: user.password,
+      }, headers);
+      assert.equal(ok.status, 303, JSON.stringify(headers));
+    }
     let last = 0;
     for (let i = 0; i < 11; i++) {
       const res = await postForm(ctx, "/login", {

@@ -111,10 +111,25 @@ export function createWebKit(deps: RouteDeps) {
   const csrfToken = (current: ActiveSession) =>
     sessionCsrfToken(secret, current.id);
 
-  /** Whether a post comes from another site (browsers send Origin on every POST). */
+  /**
+   * Whether a post comes from another site. Browsers send Origin on every
+   * POST; an older one or a stripped header is judged by the Referer, and
+   * Fetch Metadata (Sec-Fetch-Site) refuses what a browser says is another
+   * site's. A request with none of them (no browser: curl, a script) is let
+   * through to the page's own checks (its session's CSRF token).
+   */
   const foreign = (c: Context<AppEnv>) => {
+    const site = c.req.header("sec-fetch-site");
+    if (site === "cross-site" || site === "same-site") return true;
     const origin = c.req.header("origin");
-    return origin !== undefined && origin !== ownOrigin;
+    if (origin !== undefined) return origin !== ownOrigin;
+    const referer = c.req.header("referer");
+    if (referer === undefined) return false;
+    try {
+      return new URL(referer).origin !== ownOrigin;
+    } catch {
+      return true;
+    }
   };
 
   /** A plain-text refusal (403 unless told), never cached. */
