@@ -559,6 +559,33 @@ export async function statementsDuring(
   return calls;
 }
 
+/** The SQL of every statement the app sends while `fn` runs (a batch's one by one). */
+export async function sqlDuring(
+  ctx: TestContext,
+  fn: () => Promise<unknown>,
+): Promise<string[]> {
+  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to see its statements
+  const client = (ctx.database.db as any).$client;
+  const seen: string[] = [];
+  const text = (s: unknown) =>
+    typeof s === "string" ? s : String((s as { sql: string }).sql);
+  const { execute, batch } = client;
+  client.execute = (s: unknown, ...rest: unknown[]) => {
+    seen.push(text(s));
+    return execute.call(client, s, ...rest);
+  };
+  client.batch = (stmts: unknown[], ...rest: unknown[]) => {
+    seen.push(...stmts.map(text));
+    return batch.call(client, stmts, ...rest);
+  };
+  try {
+    await fn();
+  } finally {
+    Object.assign(client, { execute, batch });
+  }
+  return seen;
+}
+
 /** Polls until `check` returns a value (not undefined) or the time runs out. */
 export async function eventually<T>(
   what: string,

@@ -24,6 +24,7 @@ import {
   createTestApp,
   type El,
   parseErrors,
+  sqlDuring,
   statementsDuring,
   type TestContext,
   text,
@@ -961,19 +962,10 @@ Deno.test("search: what still runs first (for weeks or since this morning), then
     ]);
 
     // The page's statement builds the words' set of events once.
-    // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to see its statements
-    const client = (ctx.database.db as any).$client;
-    const recorded: string[] = [];
-    const batch = client.batch.bind(client);
-    client.batch = (stmts: { sql: string }[], ...rest: []) => {
-      recorded.push(...stmts.map((st) => st.sql));
-      return batch(stmts, ...rest);
-    };
-    try {
-      await get(ctx, "/search?q=bologna&page=2");
-    } finally {
-      client.batch = batch;
-    }
+    const recorded = await sqlDuring(
+      ctx,
+      () => get(ctx, "/search?q=bologna&page=2"),
+    );
     assert.equal(
       recorded.join("\n").match(/event_search match/g)?.length,
       1,
@@ -1001,49 +993,41 @@ Deno.test("search: the tags and places offered follow every write at once, and a
       });
       assert.equal(res.status, 201, await res.text());
     };
+    /** The tags and places offered, and whether the page read them. */
     const offered = async () => {
-      const page = await get(ctx, "/search");
+      let page: Page | undefined;
+      const statements = await sqlDuring(ctx, async () => {
+        page = await get(ctx, "/search");
+      });
       return {
-        tags: page.$$("input[name=tags]").map((i) => i.getAttribute("value")),
-        places: page.$$("input[name=places] + span").map(text),
+        tags: page!.$$("input[name=tags]").map((i) => i.getAttribute("value")),
+        places: page!.$$("input[name=places] + span").map(text),
+        read: statements.some((q) => /"sample"/.test(q)),
       };
     };
-    // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to see its statements
-    const client = (ctx.database.db as any).$client;
-    const recorded: string[] = [];
-    const batch = client.batch.bind(client);
-    client.batch = (stmts: { sql: string }[], ...rest: []) => {
-      recorded.push(...stmts.map((st) => st.sql));
-      return batch(stmts, ...rest);
-    };
-    const readsChoices = () => recorded.some((q) => /"sample"/.test(q));
 
     await create("Opera gala", "Opera", "Teatro Comunale");
     let seen = await offered();
     assert.deepEqual(seen.tags, ["opera"]);
     assert.ok(seen.places.some((p) => p.includes("Teatro Comunale")));
-    recorded.length = 0;
-    await offered();
+    assert.ok(seen.read);
     // Kept under the embedded database's change marker; a remote database's
     // misses other isolates' writes, so there they are read every time.
     assert.equal(
-      readsChoices(),
+      (await offered()).read,
       !ctx.database.embedded,
       "nothing written: the choices are kept (embedded)",
     );
 
     await create("Tango night", "Tango", "Cassero");
-    recorded.length = 0;
     seen = await offered();
-    assert.ok(readsChoices(), "a write: read again");
+    assert.ok(seen.read, "a write: read again");
     assert.deepEqual(seen.tags.sort(), ["opera", "tango"]);
     assert.ok(seen.places.some((p) => p.includes("Cassero")));
 
     // Read from now on: after a minute they are read again.
     ctx.clock.advance(61_000);
-    recorded.length = 0;
-    await offered();
-    assert.ok(readsChoices(), "a minute later: read again");
+    assert.ok((await offered()).read, "a minute later: read again");
   } finally {
     ctx.close();
   }
