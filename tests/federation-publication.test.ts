@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
+import { openDatabase } from "../db/client.ts";
 import { getSettings } from "../lib/settings.ts";
 import { createEvent as writeEvent } from "../lib/events/write.ts";
 import { runScheduledJobs } from "../lib/jobs.ts";
@@ -58,8 +59,9 @@ function app(
 async function withQueue(
   federation: TestAppOptions["federation"],
   fn: (ctx: TestContext) => Promise<void>,
+  database?: TestContext["database"],
 ): Promise<void> {
-  const ctx = await app(federation);
+  const ctx = await app(federation, database);
   const stop = new AbortController();
   const queue = ctx.federation.startQueue(stop.signal);
   try {
@@ -199,6 +201,8 @@ Deno.test("deferred publication: an isolate that dies before draining loses noth
 Deno.test("embedded database: the writer publishes before answering and settles its queued row; a writer that died leaves it to the queue after the grace", async () => {
   const receiver = startReceiver();
   try {
+    // Embedded whatever the test database (QUANDO_TEST_DATABASE=hrana).
+    const embedded = await openDatabase(":memory:");
     await withQueue({}, async (ctx) => {
       const { user, token } = await followedInstance(
         ctx,
@@ -253,7 +257,7 @@ Deno.test("embedded database: the writer publishes before answering and settles 
         received(receiver).filter((id) => id.includes("#create-")).length,
         2,
       );
-    });
+    }, embedded);
   } finally {
     await receiver.close();
   }
