@@ -280,6 +280,32 @@ Deno.test({
       await places.waitForURL(/\/place\/\d+$/);
       await places.close();
 
+      // A tag with more than a page of events: its upcoming list is paged.
+      for (let i = 1; i <= 52; i++) {
+        await apiOk(base, "POST", "/api/events", token, {
+          title: `Reading aloud ${i}`,
+          start_datetime: evening + i * 3600,
+          place_name: "Biblioteca Salaborsa",
+          tags: ["Reading"],
+        });
+      }
+      const paged = await phone.newPage();
+      await visit(paged, `${base}/tag/Reading`);
+      const listed = paged.locator(
+        "section[aria-labelledby=upcoming-title] .h-event",
+      );
+      assert.equal(await listed.count(), 50);
+      await inspectPage(paged, "tag, paged", "tag-paged-phone.png");
+      await paged.getByRole("navigation", { name: "More upcoming events" })
+        .getByRole("link", { name: "Next page" }).click();
+      await paged.waitForURL(/\/tag\/Reading\?page=2$/);
+      assert.deepEqual(
+        await listed.locator(".p-name").allInnerTexts(),
+        ["Reading aloud 51", "Reading aloud 52"],
+      );
+      await inspectPage(paged, "tag, page 2", "tag-page2-phone.png");
+      await paged.close();
+
       // Dark: the desktop month and tags too (axe checks contrast).
       const dark = await browser.newContext({
         viewport: { width: 1280, height: 900 },

@@ -821,3 +821,147 @@ Deno.test("collection page: the events its filters select", async () => {
     ctx.close();
   }
 });
+
+Deno.test("tag, place and collection pages are paged: 50 upcoming events a page (?page=, to 10), 20 past a page (?past=, to 50), each list with its own links; bad pages are a 400", async () => {
+  const { ctx, admin } = await world();
+  try {
+    // Now is 2026-06-01T12:00Z. 120 upcoming and 45 past events, all at one
+    // place with one tag; the titles give their order.
+    const now = Date.parse("2026-06-01T12:00:00Z") / 1000;
+    const first = await createEvent(ctx, admin.token, {
+      title: "Up 000",
+      start_datetime: now + HOUR,
+      place_name: "Salaborsa",
+      tags: ["Reading"],
+    });
+    const pad = (i: number) => String(i).padStart(3, "0");
+    for (let i = 1; i < 120; i++) {
+      await createEvent(ctx, admin.token, {
+        title: `Up ${pad(i)}`,
+        start_datetime: now + (i + 1) * HOUR,
+        place_id: first.place.id,
+        tags: ["Reading"],
+      });
+    }
+    for (let i = 0; i < 45; i++) {
+      await createEvent(ctx, admin.token, {
+        title: `Past ${pad(i)}`,
+        // Past 000 is the latest.
+        start_datetime: now - (i + 1) * DAY,
+        place_id: first.place.id,
+        tags: ["Reading"],
+      });
+    }
+    const created = await call(ctx, "POST", "/api/collections", {
+      token: admin.token,
+      json: { name: "Readings" },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const filter = await call(ctx, "POST", "/api/filters", {
+      token: admin.token,
+      json: { collectionId: (await created.json()).id, tags: ["reading"] },
+    });
+    assert.equal(filter.status, 201, await filter.text());
+
+    const up = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => `Up ${pad(from + i)}`);
+    const past = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => `Past ${pad(from + i)}`);
+    const titles = (page: Page, section: string) =>
+      page.$$(`section[aria-labelledby=${section}-title] .h-event .p-name`)
+        .map(text);
+    const link = (page: Page, section: string, which: "prev" | "next") =>
+      page.$(`section[aria-labelledby=${section}-title] .pager a.${which}`)
+        ?.getAttribute("href") ?? null;
+
+    for (
+      const path of [
+        // The tag's page is written with its stored spelling.
+        "/tag/Reading",
+        `/place/${first.place.id}`,
+        "/collection/Readings",
+      ]
+    ) {
+      // The first page: both lists' first pages, each with a link on.
+      const one = await getPage(ctx, path);
+      assertHtmlHeaders(one.res);
+      assert.deepEqual(titles(one, "upcoming"), up(0, 50), path);
+      assert.deepEqual(titles(one, "past"), past(0, 20), path);
+      assert.equal(link(one, "upcoming", "next"), `${path}?page=2`);
+      assert.equal(link(one, "upcoming", "prev"), null);
+      assert.equal(link(one, "past", "next"), `${path}?past=2`);
+      assert.equal(
+        one.$('head link[rel="next"]')?.getAttribute("href"),
+        `${path}?page=2`,
+      );
+      if (path !== "/collection/Readings") {
+        assert.match(text(one.$("p.count")), /^50\+ upcoming events$/);
+      }
+      // Two navigations, each named for its list.
+      assert.deepEqual(
+        one.$$("nav.pager").map((n) => n.getAttribute("aria-label")),
+        ["More upcoming events", "More past events"],
+      );
+
+      // Later pages of the upcoming list: that list only.
+      const three = await getPage(ctx, `${path}?page=3`);
+      assert.equal(three.res.status, 200);
+      assert.deepEqual(titles(three, "upcoming"), up(100, 20), path);
+      assert.deepEqual(titles(three, "past"), []);
+      assert.equal(three.$("section[aria-labelledby=past-title]"), null);
+      assert.equal(link(three, "upcoming", "prev"), `${path}?page=2`);
+      assert.equal(link(three, "upcoming", "next"), null);
+      assert.equal(
+        three.$('head link[rel="canonical"]')?.getAttribute("href"),
+        `http://quando.test${path}?page=3`,
+      );
+      assert.equal(
+        three.$('meta[name="robots"]')?.getAttribute("content"),
+        "noindex",
+      );
+      const two = await getPage(ctx, `${path}?page=2`);
+      assert.deepEqual(titles(two, "upcoming"), up(50, 50), path);
+      assert.equal(link(two, "upcoming", "prev"), path);
+
+      // Later pages of the past list, latest first.
+      const pastTwo = await getPage(ctx, `${path}?past=2`);
+      assert.deepEqual(titles(pastTwo, "past"), past(20, 20), path);
+      assert.equal(pastTwo.$("section[aria-labelledby=upcoming-title]"), null);
+      assert.equal(link(pastTwo, "past", "prev"), path);
+      assert.equal(link(pastTwo, "past", "next"), `${path}?past=3`);
+      const pastThree = await getPage(ctx, `${path}?past=3`);
+      assert.deepEqual(titles(pastThree, "past"), past(40, 5), path);
+      assert.equal(link(pastThree, "past", "next"), null);
+      // Past the end: the page says there is nothing more.
+      const beyond = await getPage(ctx, `${path}?page=4`);
+      assert.equal(beyond.res.status, 200);
+      assert.deepEqual(titles(beyond, "upcoming"), []);
+      assert.match(
+        text(beyond.$("main")),
+        /There is nothing more to show here\./,
+      );
+
+      // Page 1 of either list is the first page; bad values are a 400.
+      assert.deepEqual(
+        titles(await getPage(ctx, `${path}?page=1`), "upcoming"),
+        up(0, 50),
+      );
+      for (
+        const query of [
+          "page=0",
+          "page=11",
+          "page=x",
+          "past=51",
+          "past=",
+          "page=2&past=2",
+        ]
+      ) {
+        const bad = await getPage(ctx, `${path}?${query}`);
+        assert.equal(bad.res.status, 400, `${path}?${query}`);
+        assert.match(text(bad.$("h1")), /No such page/);
+      }
+    }
+  } finally {
+    ctx.close();
+  }
+});

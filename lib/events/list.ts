@@ -95,6 +95,8 @@ export function withAnyTagName(
 export interface SplitLimits {
   limit: number;
   pastLimit: number;
+  /** How many of the latest past events to skip first (a later page). */
+  pastOffset?: number;
 }
 
 /** One day in seconds: what the ongoing half treats as a short event. */
@@ -182,7 +184,7 @@ export function splitRowsQuery<T extends SQLiteSelect>(
         starting,
         from().where(and(...conditions, sql`${lastMoment} < ${now}`))
           .orderBy(desc(events.start_datetime), desc(events.id))
-          .limit(limits.pastLimit),
+          .limit(limits.pastLimit).offset(limits.pastOffset ?? 0),
       ] as unknown as BatchItem[]),
     ],
     read(results) {
@@ -306,7 +308,7 @@ export function listByTagIdQuery(
       // Ended, latest start first: event_tags_tag_start_idx backwards.
       tagged(sql`+${eventTags.last_moment} < ${now}`)
         .orderBy(desc(eventTags.start_datetime), desc(eventTags.eventId))
-        .limit(limits.pastLimit),
+        .limit(limits.pastLimit).offset(limits.pastOffset ?? 0),
     ] as unknown as BatchItem[])],
     read(results) {
       const [ongoing, starting, past] = results[0] as SummaryRow[][];

@@ -76,6 +76,8 @@ export const en = {
   "public.badPage.title": "No such page",
   "public.badPage.text":
     "The page number must be a whole number from 1 to {max}.",
+  "public.listing.upcomingPages": "More upcoming events",
+  "public.listing.pastPages": "More past events",
 } as const;
 
 type Messages = Record<keyof typeof en, string>;
@@ -152,6 +154,8 @@ export const it: Messages = {
   "public.badPage.title": "Pagina inesistente",
   "public.badPage.text":
     "Il numero di pagina deve essere un numero intero da 1 a {max}.",
+  "public.listing.upcomingPages": "Altri eventi in programma",
+  "public.listing.pastPages": "Altri eventi passati",
 };
 
 /** French. */
@@ -228,6 +232,8 @@ export const fr: Messages = {
   "public.badPage.title": "Cette page n'existe pas",
   "public.badPage.text":
     "Le numéro de page doit être un nombre entier de 1 à {max}.",
+  "public.listing.upcomingPages": "Autres événements à venir",
+  "public.listing.pastPages": "Autres événements passés",
 };
 
 /** Spanish. */
@@ -303,6 +309,8 @@ export const es: Messages = {
   "public.badPage.title": "Esa página no existe",
   "public.badPage.text":
     "El número de página debe ser un número entero del 1 al {max}.",
+  "public.listing.upcomingPages": "Más próximos eventos",
+  "public.listing.pastPages": "Más eventos pasados",
 };
 
 /** German. */
@@ -380,4 +388,6 @@ export const de: Messages = {
   "public.badPage.title": "Diese Seite gibt es nicht",
   "public.badPage.text":
     "Die Seitenzahl muss eine ganze Zahl von 1 bis {max} sein.",
+  "public.listing.upcomingPages": "Weitere kommende Veranstaltungen",
+  "public.listing.pastPages": "Weitere vergangene Veranstaltungen",
 };

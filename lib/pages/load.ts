@@ -21,8 +21,68 @@ import type { EventRow, EventSummary, PlaceRow } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
 import { type EventOrigin, eventOrigin } from "./links.ts";
 
-/** How many upcoming and past events the tag, place and collection pages list. */
+/** How many upcoming and past events the tag, place and collection pages list (per page). */
 export const LISTING_LIMITS: SplitLimits = { limit: 50, pastLimit: 20 };
+/** The deepest page of their upcoming events (500 events; the search goes further). */
+export const LISTING_MAX_PAGE = 10;
+/** The deepest page of their past events (1,000 events). */
+export const LISTING_MAX_PAST_PAGE = 50;
+
+/**
+ * Which page of a tag's, place's or collection's listing is asked for: the
+ * first (both lists' first pages, `both`), or a later page of one of them.
+ */
+export interface ListingPage {
+  part: "both" | "upcoming" | "past";
+  /** 1 for `both`. */
+  page: number;
+}
+
+/** The first page: the first upcoming and the latest past events. */
+export const FIRST_LISTING_PAGE: ListingPage = { part: "both", page: 1 };
+
+/** A page of a listing: its events, and whether more follow in each list. */
+export interface PagedListing extends SplitListing, ListingPage {
+  moreUpcoming: boolean;
+  morePast: boolean;
+}
+
+/**
+ * What the listing's queries read for `at`: one more than the page in the
+ * list it shows (whether more follow), nothing of the other. The upcoming
+ * list (running, then starting) is read from its start and cut here: its two
+ * halves cannot skip rows together; the past one skips in SQL.
+ */
+function limitsOf(at: ListingPage): SplitLimits {
+  const { limit, pastLimit } = LISTING_LIMITS;
+  if (at.part === "both") return { limit: limit + 1, pastLimit: pastLimit + 1 };
+  if (at.part === "upcoming") {
+    return { limit: at.page * limit + 1, pastLimit: 0 };
+  }
+  return {
+    limit: 0,
+    pastLimit: pastLimit + 1,
+    pastOffset: (at.page - 1) * pastLimit,
+  };
+}
+
+/** The page `at` of a listing read with limitsOf(at). */
+function pageOf(found: SplitListing, at: ListingPage): PagedListing {
+  const { limit, pastLimit } = LISTING_LIMITS;
+  const skip = at.part === "upcoming" ? (at.page - 1) * limit : 0;
+  const upcoming = found.events.slice(skip);
+  // Never past the deepest pages (their links would be a 400).
+  const upcomingPage = at.part === "upcoming" ? at.page : 1;
+  const pastPage = at.part === "past" ? at.page : 1;
+  return {
+    ...at,
+    events: upcoming.slice(0, limit),
+    pastEvents: found.pastEvents.slice(0, pastLimit),
+    moreUpcoming: upcoming.length > limit && upcomingPage < LISTING_MAX_PAGE,
+    morePast: found.pastEvents.length > pastLimit &&
+      pastPage < LISTING_MAX_PAST_PAGE,
+  };
+}
 /** How many next dates a series' page lists. */
 export const OCCURRENCES_LIMIT = 20;
 
@@ -141,16 +201,17 @@ export interface SplitListing {
 }
 
 /**
- * A tag's listing (matched case-insensitively through normalizedTag), with
- * the tag's stored spelling; null when no visible event carries it.
+ * A page of a tag's listing (matched case-insensitively through
+ * normalizedTag), with the tag's stored spelling; null when no visible event
+ * carries it.
  */
 export async function loadTagPage(
   db: Db,
   tag: string,
   now: number,
   showRecurrent: boolean,
-  limits: SplitLimits = LISTING_LIMITS,
-): Promise<(SplitListing & { tag: string }) | null> {
+  at: ListingPage = FIRST_LISTING_PAGE,
+): Promise<(PagedListing & { tag: string }) | null> {
   const key = normalizeTag(tag);
   if (!key) return null;
   // The tag listing's bounded queries, whatever the tag's history, with the
@@ -160,7 +221,7 @@ export async function loadTagPage(
     now,
     sql`(select ${tags.id} from ${tags} where ${tags.normalizedTag} = ${key})`,
     showRecurrent,
-    limits,
+    limitsOf(at),
   );
   const [rows, ...results] = await selectAsOne<unknown[][]>(db, [
     db.select({ tag: tags.tag }).from(tags).where(eq(tags.normalizedTag, key)),
@@ -169,25 +230,28 @@ export async function loadTagPage(
   const row = (rows as { tag: string }[])[0];
   if (!row) return null;
   const found = listing.read(results);
-  if (found.events.length === 0 && found.pastEvents.length === 0) {
+  if (
+    at.part === "both" && found.events.length === 0 &&
+    found.pastEvents.length === 0
+  ) {
     return null;
   }
-  return { tag: row.tag, ...found };
+  return { tag: row.tag, ...pageOf(found, at) };
 }
 
-/** A place with its upcoming and past listed events; null for an unknown id. */
+/** A place with a page of its upcoming and past listed events; null for an unknown id. */
 export async function loadPlacePage(
   db: Db,
   id: number,
   now: number,
   showRecurrent: boolean,
-  limits: SplitLimits = LISTING_LIMITS,
-): Promise<(SplitListing & { place: PlaceRow }) | null> {
+  at: ListingPage = FIRST_LISTING_PAGE,
+): Promise<(PagedListing & { place: PlaceRow }) | null> {
   const listing = listUpcomingAndPastQuery(
     db,
     now,
     [...listableConditions(showRecurrent), eq(events.placeId, id)],
-    limits,
+    limitsOf(at),
   );
   const [placeRows, ...results] = await selectAsOne<unknown[][]>(db, [
     db.select().from(places).where(eq(places.id, id)),
@@ -195,26 +259,26 @@ export async function loadPlacePage(
   ] as BatchItem[]);
   const place = (placeRows as PlaceRow[])[0];
   if (!place) return null;
-  return { place, ...listing.read(results) };
+  return { place, ...pageOf(listing.read(results), at) };
 }
 
-/** A collection's events by its name (its filters decide); null when unknown. */
+/** A page of a collection's events by its name (its filters decide); null when unknown. */
 export async function loadCollectionPage(
   db: Db,
   name: string,
   now: number,
   showRecurrent: boolean,
-  limits: SplitLimits = LISTING_LIMITS,
-): Promise<(SplitListing & { name: string }) | null> {
+  at: ListingPage = FIRST_LISTING_PAGE,
+): Promise<(PagedListing & { name: string }) | null> {
   try {
     const listing = await listCollectionEvents(
       db,
       name,
       now,
       showRecurrent,
-      limits,
+      limitsOf(at),
     );
-    return { name, ...listing };
+    return { name, ...pageOf(listing, at) };
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;

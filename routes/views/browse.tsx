@@ -36,6 +36,7 @@ import {
   EventItem,
   EventList,
   ListedEventHead,
+  PageNumber,
   StatusBadge,
   TagLinks,
 } from "./pages.tsx";
@@ -85,19 +86,6 @@ function Pager(
         </a>
       )}
     </nav>
-  );
-}
-
-/** " (page 2)" after a heading, from the second page on. */
-function PageNumber(props: { t: Translate; page: number }) {
-  if (props.page === 1) return null;
-  return (
-    <>
-      {" "}
-      <span class="muted">
-        {props.t("public.home.pageNumber", { page: props.page })}
-      </span>
-    </>
   );
 }
 

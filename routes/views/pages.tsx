@@ -24,11 +24,7 @@ import {
   googleCalendarUrl,
   outlookCalendarUrl,
 } from "../../lib/pages/links.ts";
-import {
-  type EventPage,
-  LISTING_LIMITS,
-  type SplitListing,
-} from "../../lib/pages/load.ts";
+import type { EventPage, PagedListing } from "../../lib/pages/load.ts";
 import { repeatsInWords } from "../../lib/pages/repeats.ts";
 import { type FeedScope, type SiteInfo, SitePage } from "./site.tsx";
 import {
@@ -594,46 +590,172 @@ export function EventView(
 function Listing(
   props: {
     site: SiteInfo;
-    listing: SplitListing;
+    listing: PagedListing;
+    /** The listing's address (its first page). */
+    path: string;
     emptyText: string;
     omit?: Omitted;
   },
 ) {
-  const { site, listing, omit } = props;
+  const { site, listing, omit, path } = props;
+  const { t } = site;
+  const { part } = listing;
+  const page = (of: "upcoming" | "past") => part === of ? listing.page : 1;
   return (
     <>
-      <section aria-labelledby="upcoming-title">
-        <h2 id="upcoming-title">{site.t("public.upcoming")}</h2>
-        {listing.events.length
-          ? (
-            <EventList
-              events={listing.events}
-              site={site}
-              withDate
-              omit={omit}
-            />
-          )
-          : <p class="empty">{props.emptyText}</p>}
-      </section>
-      {listing.pastEvents.length > 0 && (
-        <section aria-labelledby="past-title">
-          <h2 id="past-title">{site.t("public.past")}</h2>
-          <EventList
-            events={listing.pastEvents}
-            site={site}
-            withDate
-            omit={omit}
+      {part !== "past" && (
+        <section aria-labelledby="upcoming-title">
+          <h2 id="upcoming-title">
+            {t("public.upcoming")}
+            <PageNumber t={t} page={page("upcoming")} />
+          </h2>
+          {listing.events.length
+            ? (
+              <EventList
+                events={listing.events}
+                site={site}
+                withDate
+                omit={omit}
+              />
+            )
+            : (
+              <p class="empty">
+                {part === "both" ? props.emptyText : t("public.browse.noMore")}
+              </p>
+            )}
+          <ListingPager
+            t={t}
+            path={path}
+            of="upcoming"
+            page={page("upcoming")}
+            more={listing.moreUpcoming}
           />
         </section>
       )}
+      {part !== "upcoming" &&
+        (part === "past" || listing.pastEvents.length > 0) &&
+        (
+          <section aria-labelledby="past-title">
+            <h2 id="past-title">
+              {t("public.past")}
+              <PageNumber t={t} page={page("past")} />
+            </h2>
+            {listing.pastEvents.length
+              ? (
+                <EventList
+                  events={listing.pastEvents}
+                  site={site}
+                  withDate
+                  omit={omit}
+                />
+              )
+              : <p class="empty">{t("public.browse.past.noMore")}</p>}
+            <ListingPager
+              t={t}
+              path={path}
+              of="past"
+              page={page("past")}
+              more={listing.morePast}
+            />
+          </section>
+        )}
     </>
   );
+}
+
+/**
+ * The address of a page of a listing: `?page=` of its upcoming events,
+ * `?past=` of its past ones; the first page has neither.
+ */
+function listingHref(
+  path: string,
+  of: "upcoming" | "past",
+  page: number,
+): string {
+  return page === 1
+    ? path
+    : `${path}?${of === "upcoming" ? "page" : "past"}=${page}`;
+}
+
+/** " (page 2)" after a heading, from the second page on. */
+export function PageNumber(props: { t: Translate; page: number }) {
+  if (props.page === 1) return null;
+  return (
+    <>
+      {" "}
+      <span class="muted">
+        {props.t("public.home.pageNumber", { page: props.page })}
+      </span>
+    </>
+  );
+}
+
+/** The previous and next pages of one of a listing's lists, when there are such pages. */
+function ListingPager(
+  props: {
+    t: Translate;
+    path: string;
+    of: "upcoming" | "past";
+    page: number;
+    more: boolean;
+  },
+) {
+  const { t, path, of, page } = props;
+  if (page === 1 && !props.more) return null;
+  return (
+    <nav
+      class="pager"
+      aria-label={t(
+        of === "upcoming"
+          ? "public.listing.upcomingPages"
+          : "public.listing.pastPages",
+      )}
+    >
+      {page > 1 && (
+        <a class="prev" href={listingHref(path, of, page - 1)}>
+          {t("public.previous")}
+        </a>
+      )}
+      {props.more && (
+        <a class="next" href={listingHref(path, of, page + 1)}>
+          {t("public.next")}
+        </a>
+      )}
+    </nav>
+  );
+}
+
+/**
+ * The title, canonical address and previous and next pages of a listing's
+ * page (SitePage meta); later pages are not indexed.
+ */
+function listingMeta(
+  site: SiteInfo,
+  title: string,
+  path: string,
+  listing: PagedListing,
+) {
+  const { t } = site;
+  const of = listing.part === "past" ? "past" : "upcoming";
+  const { page } = listing;
+  const more = of === "past" ? listing.morePast : listing.moreUpcoming;
+  return {
+    title: page === 1
+      ? title
+      : `${title}: ${t(of === "past" ? "public.past" : "public.upcoming")} ${
+        t("public.home.pageNumber", { page })
+      }`,
+    canonical: `${site.baseUrl}${listingHref(path, of, page)}`,
+    prev: page > 1 ? listingHref(path, of, page - 1) : undefined,
+    next: more ? listingHref(path, of, page + 1) : undefined,
+    noindex: page > 1,
+  };
 }
 
 interface ListingProps {
   site: SiteInfo;
   nonce: string;
-  listing: SplitListing;
+  listing: PagedListing;
 }
 
 /** The feeds of the whole instance, in the page's language. */
@@ -645,15 +767,15 @@ export function allEvents(t: Translate): FeedScope {
   };
 }
 
-/** How many upcoming events a listing has, in words ("3 upcoming events"). */
-function upcomingCount(t: Translate, listing: SplitListing): string {
+/** How many upcoming events a listing's first page has, in words ("3 upcoming events", "50+"). */
+function upcomingCount(t: Translate, listing: PagedListing): string {
   const n = listing.events.length;
   return n === 0
     ? t("public.count.none")
-    : n === 1
+    : n === 1 && !listing.moreUpcoming
     ? t("public.count.one")
     : t("public.count.many", {
-      count: `${n}${n >= LISTING_LIMITS.limit ? "+" : ""}`,
+      count: `${n}${listing.moreUpcoming ? "+" : ""}`,
     });
 }
 
@@ -671,21 +793,23 @@ export function TagView(props: ListingProps & { tag: string }) {
       site={site}
       nonce={props.nonce}
       meta={{
-        title: `#${tag}`,
         description: t("public.tag.description", {
           count: upcomingCount(t, props.listing),
           tag,
           site: site.title,
         }),
-        canonical: `${site.baseUrl}${tagPath(tag)}`,
+        ...listingMeta(site, `#${tag}`, tagPath(tag), props.listing),
         feeds,
       }}
     >
       <h1>{t("public.tag.heading", { tag })}</h1>
-      <p class="muted count">{upcomingCount(t, props.listing)}</p>
+      {props.listing.part === "both" && (
+        <p class="muted count">{upcomingCount(t, props.listing)}</p>
+      )}
       <Listing
         site={site}
         listing={props.listing}
+        path={tagPath(tag)}
         emptyText={t("public.tag.empty")}
         omit={{ tag: normalizeTag(tag) }}
       />
@@ -745,13 +869,14 @@ function coordinateText(value: number, locale: string): string {
 export function PlaceView(props: ListingProps & { place: PlaceRow }) {
   const { site, place } = props;
   const { t } = site;
-  const canonical = `${site.baseUrl}${placePath(place.id)}`;
+  const path = placePath(place.id);
+  const canonical = `${site.baseUrl}${path}`;
   return (
     <SitePage
       site={site}
       nonce={props.nonce}
       meta={{
-        title: place.name,
+        ...listingMeta(site, place.name, path, props.listing),
         description: [
           place.address,
           t("public.place.description", {
@@ -760,7 +885,6 @@ export function PlaceView(props: ListingProps & { place: PlaceRow }) {
             site: site.title,
           }),
         ].filter(Boolean).join(". "),
-        canonical,
         jsonLd: placeJsonLd(place, canonical),
         feeds: {
           path: `/place/${place.id}`,
@@ -785,10 +909,13 @@ export function PlaceView(props: ListingProps & { place: PlaceRow }) {
         <PlaceLinks place={place} t={t} />
         <data class="u-url" value={canonical}></data>
       </div>
-      <p class="muted count">{upcomingCount(t, props.listing)}</p>
+      {props.listing.part === "both" && (
+        <p class="muted count">{upcomingCount(t, props.listing)}</p>
+      )}
       <Listing
         site={site}
         listing={props.listing}
+        path={path}
         emptyText={t("public.place.empty")}
         omit={{ placeId: place.id }}
       />
@@ -806,13 +933,12 @@ export function CollectionView(props: ListingProps & { name: string }) {
       site={site}
       nonce={props.nonce}
       meta={{
-        title: name,
+        ...listingMeta(site, name, path, props.listing),
         description: t("public.collection.description", {
           count: upcomingCount(t, props.listing),
           name,
           site: site.title,
         }),
-        canonical: `${site.baseUrl}${path}`,
         feeds: {
           path,
           label: name,
@@ -824,6 +950,7 @@ export function CollectionView(props: ListingProps & { name: string }) {
       <Listing
         site={site}
         listing={props.listing}
+        path={path}
         emptyText={t("public.collection.empty")}
       />
     </SitePage>
