@@ -16,6 +16,8 @@ import { translator } from "../lib/i18n.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { FixedClock } from "../lib/clock.ts";
 import { CACHED_ROUTES, publicReadCache } from "../routes/cache.ts";
+import { DatabaseSync } from "node:sqlite";
+import { openDatabase } from "../db/client.ts";
 import { events } from "../db/schema.ts";
 import type { AppEnv, RouteDeps } from "../routes/env.ts";
 import {
@@ -874,6 +876,15 @@ Deno.test("search: what still runs first (for weeks or since this morning), then
         now + (i + 1) * HOUR + HOUR,
       ));
     const rows = [
+      // Started twenty days ago, on for thirty more: runs now, and ends
+      // after the festival though it began before (the long events' index
+      // gives them by end; the listing is by start).
+      row(
+        "Art biennale in Bologna",
+        "biennale",
+        now - 20 * DAY,
+        now + 30 * DAY,
+      ),
       // Started five days ago, on for nine more: runs now.
       row(
         "Summer festival in Bologna",
@@ -901,15 +912,16 @@ Deno.test("search: what still runs first (for weeks or since this morning), then
       "More than 1,000 events found.",
     );
     assert.deepEqual(first.titles, [
+      "Art biennale in Bologna",
       "Summer festival in Bologna",
       "Morning talk in Bologna",
-      ...Array.from({ length: 18 }, (_, i) => concert(i)),
+      ...Array.from({ length: 17 }, (_, i) => concert(i)),
     ]);
     // Ranks 981 to 1,000 on the deepest page, which links no further.
     const last = await get(ctx, "/search?q=bologna&page=50");
     assert.deepEqual(
       last.titles,
-      Array.from({ length: 20 }, (_, i) => concert(978 + i)),
+      Array.from({ length: 20 }, (_, i) => concert(977 + i)),
     );
     assert.equal(last.$(".pager a.next"), null);
     assert.equal(
@@ -925,6 +937,7 @@ Deno.test("search: what still runs first (for weeks or since this morning), then
     for (
       const [query, titles] of [
         ["festival", ["Summer festival in Bologna"]],
+        ["biennale", ["Art biennale in Bologna"]],
         ["talk", ["Morning talk in Bologna"]],
         ["party", []],
         ["exhibition", []],
@@ -942,8 +955,9 @@ Deno.test("search: what still runs first (for weeks or since this morning), then
     // Without words, until the end of today in Rome (22:00Z): what runs,
     // then nine concerts.
     const plain = await get(ctx, "/search?to=2026-06-01");
-    assert.equal(text(plain.$("#result-count")), "11 events found.");
-    assert.deepEqual(plain.titles.slice(0, 3), [
+    assert.equal(text(plain.$("#result-count")), "12 events found.");
+    assert.deepEqual(plain.titles.slice(0, 4), [
+      "Art biennale in Bologna",
       "Summer festival in Bologna",
       "Morning talk in Bologna",
       concert(0),
@@ -954,6 +968,7 @@ Deno.test("search: what still runs first (for weeks or since this morning), then
       "/search?q=in+bologna&from=2026-05-31&to=2026-06-01",
     );
     assert.deepEqual(since, [
+      "Art biennale in Bologna",
       "Exhibition in Bologna",
       "Summer festival in Bologna",
       "Party in Bologna",
@@ -1030,5 +1045,52 @@ Deno.test("search: the tags and places offered follow every write at once, and a
     assert.ok((await offered()).read, "a minute later: read again");
   } finally {
     ctx.close();
+  }
+});
+
+Deno.test("search: a commit by another connection to the database file (the CLI, a second server) renews the tags offered at once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "quando-choices-" });
+  const url = `file:${dir}/quando.db`;
+  const ctx = await createTestApp({
+    database: await openDatabase(url),
+    env: { DATABASE_URL: url, PUBLIC_CACHE_MS: "0" },
+  });
+  try {
+    const { token } = await userWithToken(ctx, "admin");
+    const res = await call(ctx, "POST", "/api/events", {
+      token,
+      json: {
+        title: "Opera gala",
+        start_datetime: at("2026-06-05T18:00:00Z"),
+        tags: ["Opera"],
+        place_name: "Teatro Comunale",
+      },
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    const { id } = await res.json();
+    const offered = async () =>
+      (await get(ctx, "/search")).$$("input[name=tags]")
+        .map((i) => i.getAttribute("value"));
+    assert.deepEqual(await offered(), ["opera"]);
+    assert.deepEqual(await offered(), ["opera"]);
+    // Another connection tags the event.
+    const other = new DatabaseSync(`${dir}/quando.db`);
+    try {
+      other.exec("PRAGMA busy_timeout = 5000");
+      other.prepare(
+        "insert into tags (tag, normalizedTag) values ('Choir', 'choir')",
+      ).run();
+      other.prepare(
+        "insert into event_tags (eventId, tagId) values (?, (select id from tags where normalizedTag = 'choir'))",
+      ).run(id);
+    } finally {
+      other.close();
+    }
+    // The change marker reads the file's version at most once a millisecond.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual((await offered()).sort(), ["choir", "opera"]);
+  } finally {
+    ctx.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -242,7 +242,7 @@ Deno.test("the login form has the API's rate limit: 429 after ten failures, and 
     for (
       const headers of <Record<string, string>[]> [
         { origin: "", referer: `${base}/login` },
-        { "sec-fetch-site": "same-origin" },
+        { origin: "", "sec-fetch-site": "same-origin" },
       ]
     ) {
       const ok = await postForm(ctx, "/login", {

@@ -445,8 +445,11 @@ function matchingIdsQuery(
     ...listableConditions(q.showRecurrent),
     sql`${lastMoment} >= ${q.start}`,
   ];
-  // `limit -1` keeps SQLite from copying the conditions into each half,
-  // which would build each set twice. CROSS JOIN keeps the walk outermost.
+  // `limit -1` keeps the two halves a subquery of their own: flattened into
+  // the walk, SQLite drops the first half's ORDER BY (its rows then come in
+  // the index's order, by end) and may copy the conditions into each half,
+  // each building its own sets (libSQL 3.45 does not reuse them). CROSS
+  // JOIN keeps the walk outermost, so its order is the rows' order.
   return sql`select ${walkId} from (select * from ${longRunning} union all select * from ${fromDayBefore} limit -1) "walk" cross join ${events} on ${events.id} = ${walkId} where ${
     and(...conditions)
   } limit ${take} offset ${offset}`;
@@ -480,7 +483,10 @@ export function searchRowsQuery(
 /** A page of a search and how many events it finds (see searchPageQuery). */
 export interface SearchResults {
   rows: EventSummary[];
-  /** How many events the search finds, at most `cap + 1` ("more than cap"). */
+  /**
+   * How many events the search finds, counted up to `max(cap + 1, offset +
+   * take)`: above `cap` means "more than cap".
+   */
   count: number;
 }
 
