@@ -70,6 +70,8 @@ const PAGES: { path: string; what: string; baseline?: boolean }[] = [
   { path: "/tags", what: "tags" },
   { path: "/places", what: "places" },
   { path: `/tag/${HOT_TAG}`, what: "tag" },
+  { path: `/tag/${HOT_TAG}?page=10`, what: "tag, page 10" },
+  { path: `/tag/${HOT_TAG}?past=50`, what: "tag, past page 50" },
   { path: "/place/1", what: "place" },
   { path: "/event/hot-upcoming-0", what: "event" },
   { path: "/event/weekly-series-0-" + "{occurrence}", what: "occurrence" },
