@@ -83,6 +83,7 @@ function pageOf(found: SplitListing, at: ListingPage): PagedListing {
       pastPage < LISTING_MAX_PAST_PAGE,
   };
 }
+
 /** How many next dates a series' page lists. */
 export const OCCURRENCES_LIMIT = 20;
 

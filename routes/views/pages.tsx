@@ -597,69 +597,81 @@ function Listing(
     omit?: Omitted;
   },
 ) {
-  const { site, listing, omit, path } = props;
-  const { t } = site;
+  const { site, listing, path, omit } = props;
   const { part } = listing;
-  const page = (of: "upcoming" | "past") => part === of ? listing.page : 1;
   return (
     <>
       {part !== "past" && (
-        <section aria-labelledby="upcoming-title">
-          <h2 id="upcoming-title">
-            {t("public.upcoming")}
-            <PageNumber t={t} page={page("upcoming")} />
-          </h2>
-          {listing.events.length
-            ? (
-              <EventList
-                events={listing.events}
-                site={site}
-                withDate
-                omit={omit}
-              />
-            )
-            : (
-              <p class="empty">
-                {part === "both" ? props.emptyText : t("public.browse.noMore")}
-              </p>
-            )}
-          <ListingPager
-            t={t}
-            path={path}
-            of="upcoming"
-            page={page("upcoming")}
-            more={listing.moreUpcoming}
-          />
-        </section>
+        <ListingSection
+          site={site}
+          of="upcoming"
+          events={listing.events}
+          page={part === "upcoming" ? listing.page : 1}
+          more={listing.moreUpcoming}
+          path={path}
+          emptyText={part === "both"
+            ? props.emptyText
+            : site.t("public.browse.noMore")}
+          omit={omit}
+        />
       )}
-      {part !== "upcoming" &&
-        (part === "past" || listing.pastEvents.length > 0) &&
+      {(part === "past" ||
+        (part === "both" && listing.pastEvents.length > 0)) &&
         (
-          <section aria-labelledby="past-title">
-            <h2 id="past-title">
-              {t("public.past")}
-              <PageNumber t={t} page={page("past")} />
-            </h2>
-            {listing.pastEvents.length
-              ? (
-                <EventList
-                  events={listing.pastEvents}
-                  site={site}
-                  withDate
-                  omit={omit}
-                />
-              )
-              : <p class="empty">{t("public.browse.past.noMore")}</p>}
-            <ListingPager
-              t={t}
-              path={path}
-              of="past"
-              page={page("past")}
-              more={listing.morePast}
-            />
-          </section>
+          <ListingSection
+            site={site}
+            of="past"
+            events={listing.pastEvents}
+            page={part === "past" ? listing.page : 1}
+            more={listing.morePast}
+            path={path}
+            emptyText={site.t("public.browse.past.noMore")}
+            omit={omit}
+          />
         )}
     </>
+  );
+}
+
+/** One of a listing's lists (upcoming or past) on its page, with its pager. */
+function ListingSection(
+  props: {
+    site: SiteInfo;
+    of: "upcoming" | "past";
+    events: EventSummary[];
+    page: number;
+    more: boolean;
+    path: string;
+    emptyText: string;
+    omit?: Omitted;
+  },
+) {
+  const { site, of, page } = props;
+  const { t } = site;
+  return (
+    <section aria-labelledby={`${of}-title`}>
+      <h2 id={`${of}-title`}>
+        {t(of === "upcoming" ? "public.upcoming" : "public.past")}
+        <PageNumber t={t} page={page} />
+      </h2>
+      {props.events.length
+        ? (
+          <EventList
+            events={props.events}
+            site={site}
+            withDate
+            omit={props.omit}
+          />
+        )
+        : <p class="empty">{props.emptyText}</p>}
+      <ListingPager
+        t={t}
+        path={props.path}
+        of={of}
+        page={page}
+        more={props.more}
+      />
+    </section>
   );
 }
 
