@@ -17,6 +17,8 @@ import {
   reserveFileImport,
   serializeSource,
   SOURCE_MAX_BYTES,
+  SOURCES_PAGE_MAX,
+  SOURCES_PAGE_SIZE,
   type SyncDeps,
   syncDepsOf,
   syncSource,
@@ -31,6 +33,7 @@ import {
   errorResponses,
   IdParam,
   jsonOrForm,
+  pagingQuery,
   requireBody,
   validationHook,
 } from "./validation.ts";
@@ -102,14 +105,16 @@ const listRoute = createRoute({
   path: "/api/sources",
   tags: ["sources"],
   summary: "Calendar subscriptions, with their last sync",
-  description: moderators,
+  description: `${moderators} Oldest first, a page at a time (\`page\` ` +
+    `from 1, \`pageSize\` up to ${SOURCES_PAGE_MAX}, ${SOURCES_PAGE_SIZE} by default).`,
   security: bearerSecurity,
+  request: { query: pagingQuery(SOURCES_PAGE_SIZE, SOURCES_PAGE_MAX) },
   responses: {
     200: {
-      description: "Every source",
+      description: "A page of the sources",
       content: { "application/json": { schema: z.array(SourceSchema) } },
     },
-    ...errorResponses(401, 403),
+    ...errorResponses(400, 401, 403),
   },
 });
 
@@ -278,7 +283,11 @@ export function sourceRoutes(deps: RouteDeps) {
   });
 
   app.openapi({ ...listRoute, middleware: moderator }, async (c) => {
-    return c.json((await listSources(db)).map(serializeSource), 200);
+    const { page, pageSize } = c.req.valid("query");
+    return c.json(
+      (await listSources(db, page, pageSize)).map(serializeSource),
+      200,
+    );
   });
 
   app.openapi(

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
+import { sources } from "../db/schema.ts";
 import { readIcs } from "../lib/imports/ics.ts";
 import { feedUrl } from "../lib/imports/sources.ts";
 import { runScheduledJobs } from "../lib/jobs.ts";
@@ -664,5 +665,53 @@ Deno.test("events import: at most 20 files an hour per user (429 with Retry-Afte
   } finally {
     open.close();
     await images.shutdown();
+  }
+});
+
+Deno.test("GET /api/sources and /admin/sources are paged: oldest first, pageSize up to 200 (50 by default); bad paging is a 400", async () => {
+  const ctx = await createTestApp();
+  try {
+    const { user, token } = await userWithToken(ctx, "editor");
+    const at = ctx.clock.now();
+    const rows = Array.from({ length: 55 }, (_, i) => ({
+      url: `https://calendars.example/${i + 1}.ics`,
+      name: `Calendar ${i + 1}`,
+      userId: user.id,
+      createdAt: at,
+      updatedAt: at,
+    }));
+    await ctx.database.db.insert(sources).values(rows);
+    const names = async (query: string) => {
+      const res = await call(ctx, "GET", `/api/sources${query}`, { token });
+      const body = await res.text();
+      assert.equal(res.status, 200, body);
+      return (JSON.parse(body) as { name: string }[]).map((s) => s.name);
+    };
+    const first = await names("");
+    assert.equal(first.length, 50);
+    assert.equal(first[0], "Calendar 1");
+    assert.deepEqual(await names("?page=2"), [
+      "Calendar 51",
+      "Calendar 52",
+      "Calendar 53",
+      "Calendar 54",
+      "Calendar 55",
+    ]);
+    assert.deepEqual(await names("?pageSize=2&page=3"), [
+      "Calendar 5",
+      "Calendar 6",
+    ]);
+    assert.equal((await names("?pageSize=200")).length, 55);
+    for (
+      const query of ["?pageSize=201", "?pageSize=0", "?page=0", "?page=x"]
+    ) {
+      await expectError(
+        await call(ctx, "GET", `/api/sources${query}`, { token }),
+        400,
+        "invalid_request",
+      );
+    }
+  } finally {
+    ctx.close();
   }
 });

@@ -5,6 +5,7 @@
  * to its field and writes nothing.
  */
 import assert from "node:assert/strict";
+import { sources } from "../db/schema.ts";
 import {
   countRows,
   createTestApp,
@@ -174,6 +175,45 @@ Deno.test("sources page: members, visitors, other sites and missing CSRF tokens 
     const shown = await page(ctx, failed.headers.get("location")!, cookie);
     assert.match(shown.html, /role="alert">The sync failed/);
     assert.match(shown.html, /The feed could not be read/);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("sources page: 50 calendars a page, with links between pages; a page past the last shows the last", async () => {
+  const ctx = await createTestApp();
+  try {
+    const editor = await createTestUser(ctx, { role: "editor" });
+    const at = ctx.clock.now();
+    await ctx.database.db.insert(sources).values(
+      Array.from({ length: 55 }, (_, i) => ({
+        url: `https://calendars.example/${i + 1}.ics`,
+        name: `Calendar ${i + 1}`,
+        userId: editor.user.id,
+        createdAt: at,
+        updatedAt: at,
+      })),
+    );
+    const cookie = await signIn(ctx, editor);
+    const names = (html: string) =>
+      [...html.matchAll(/<h2 id="source-\d+">([^<]*)<\/h2>/g)].map((m) => m[1]);
+    const first = await page(ctx, "/admin/sources", cookie);
+    assert.equal(first.status, 200);
+    assert.equal(names(first.html).length, 50);
+    assert.match(first.html, /href="\/admin\/sources\?page=2" rel="next"/);
+    assert.match(first.html, /Page 1 of 2/);
+    const second = await page(ctx, "/admin/sources?page=2", cookie);
+    assert.deepEqual(names(second.html), [
+      "Calendar 51",
+      "Calendar 52",
+      "Calendar 53",
+      "Calendar 54",
+      "Calendar 55",
+    ]);
+    assert.match(second.html, /href="\/admin\/sources" rel="prev"/);
+    assert.doesNotMatch(second.html, /rel="next"/);
+    const beyond = await page(ctx, "/admin/sources?page=9", cookie);
+    assert.deepEqual(names(beyond.html), names(second.html));
   } finally {
     ctx.close();
   }

@@ -7,6 +7,10 @@ export const en = {
   "sources.intro":
     "Events of these calendars (ICS or webcal feeds) are brought in every hour and kept in step: changed ones are updated, and upcoming ones a calendar stops listing are marked cancelled.",
   "sources.empty": "No calendar yet.",
+  "sources.pages": "Pages of calendars",
+  "sources.page": "Page {page} of {pages}",
+  "sources.previous": "← Previous page",
+  "sources.next": "Next page →",
   "sources.add": "Add a calendar",
   "sources.field.url": "Calendar address",
   "sources.hint.url": "(https:// or webcal:// link to an .ics feed)",
@@ -48,6 +52,10 @@ export const it: Record<keyof typeof en, string> = {
   "sources.intro":
     "Gli eventi di questi calendari (feed ICS o webcal) vengono importati ogni ora e tenuti allineati: quelli modificati vengono aggiornati, e quelli futuri che un calendario non elenca più vengono segnati come annullati.",
   "sources.empty": "Ancora nessun calendario.",
+  "sources.pages": "Pagine dei calendari",
+  "sources.page": "Pagina {page} di {pages}",
+  "sources.previous": "← Pagina precedente",
+  "sources.next": "Pagina successiva →",
   "sources.add": "Aggiungi un calendario",
   "sources.field.url": "Indirizzo del calendario",
   "sources.hint.url": "(link https:// o webcal:// a un feed .ics)",

@@ -43,6 +43,10 @@ const LEASE_MS = 10 * 60 * 1000;
 const SYNC_BUDGET_MS = 8 * 60 * 1000;
 /** Sources synced by one run of the hourly job. */
 const SOURCES_PER_RUN = 20;
+/** Sources per page of their list (GET /api/sources, /admin/sources), by default. */
+export const SOURCES_PAGE_SIZE = 50;
+/** The largest page of their list. */
+export const SOURCES_PAGE_MAX = 200;
 /** Problems kept in `last_error`. */
 const PROBLEMS_KEPT = 10;
 
@@ -131,9 +135,19 @@ export async function createSource(
   return row;
 }
 
-/** Every source, oldest first. */
-export async function listSources(db: Db): Promise<SourceRow[]> {
-  return await db.select().from(sources).orderBy(asc(sources.id));
+/** How many sources there are. */
+export async function countSources(db: Db): Promise<number> {
+  return await db.$count(sources);
+}
+
+/** A page of the sources, oldest first. */
+export async function listSources(
+  db: Db,
+  page = 1,
+  pageSize = SOURCES_PAGE_SIZE,
+): Promise<SourceRow[]> {
+  return await db.select().from(sources).orderBy(asc(sources.id))
+    .limit(pageSize).offset((page - 1) * pageSize);
 }
 
 /** One source, or a 404. */

@@ -41,6 +41,9 @@ export function SourcesView(
     errors: Partial<Record<keyof SourceFields, string>>;
     /** What the last action did (a status), or its problem (an alert). */
     notice?: { text: string; alert: boolean };
+    /** The page of the list shown, and how many there are. */
+    page: number;
+    pages: number;
   },
 ) {
   const { t, values, errors } = props;
@@ -123,6 +126,28 @@ export function SourcesView(
             ))}
           </ul>
         )}
+      {props.pages > 1 && (
+        <nav class="pager" aria-label={t("sources.pages")}>
+          {props.page > 1 && (
+            <a
+              href={props.page === 2
+                ? "/admin/sources"
+                : `/admin/sources?page=${props.page - 1}`}
+              rel="prev"
+            >
+              {t("sources.previous")}
+            </a>
+          )}
+          <span>
+            {t("sources.page", { page: props.page, pages: props.pages })}
+          </span>
+          {props.page < props.pages && (
+            <a href={`/admin/sources?page=${props.page + 1}`} rel="next">
+              {t("sources.next")}
+            </a>
+          )}
+        </nav>
+      )}
       <section class="card" aria-labelledby="add-title">
         <h2 id="add-title">{t("sources.add")}</h2>
         <form method="post" action="/admin/sources">

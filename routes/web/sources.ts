@@ -11,10 +11,12 @@ import type { ActiveSession } from "../../lib/auth/sessions.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { searchPlaces } from "../../lib/events/catalog.ts";
 import {
+  countSources,
   createSource,
   deleteSource,
   getSource,
   listSources,
+  SOURCES_PAGE_SIZE,
   type SyncOutcome,
   syncSource,
 } from "../../lib/imports/sources.ts";
@@ -28,7 +30,7 @@ import {
   type SourceFields,
   SourcesView,
 } from "../views/sources.tsx";
-import { formText, idOf, type PageStatus, type WebKit } from "./kit.ts";
+import { formText, idOf, pageOf, type PageStatus, type WebKit } from "./kit.ts";
 
 /** Places offered as a default (by name). */
 const PLACES_OFFERED = 200;
@@ -55,11 +57,16 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       errors?: Partial<Record<keyof SourceFields, string>>;
       notice?: { text: string; alert: boolean };
       status?: PageStatus;
+      /** The page of the list (`?page=`); past the last, the last. */
+      page?: number;
     } = {},
   ) => {
     const settings = await getSettings(db);
+    const total = await countSources(db);
+    const pages = Math.max(1, Math.ceil(total / SOURCES_PAGE_SIZE));
+    const page = Math.min(options.page ?? 1, pages);
     const [rows, places] = await Promise.all([
-      listSources(db),
+      listSources(db, page, SOURCES_PAGE_SIZE),
       searchPlaces(db, "", PLACES_OFFERED),
     ]);
     const owners = new Map(
@@ -92,6 +99,8 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
           values: options.values ?? EMPTY,
           errors: options.errors ?? {},
           notice: options.notice,
+          page,
+          pages,
         });
       },
     );
@@ -140,7 +149,10 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       : done === "removed"
       ? { text: t("sources.removed"), alert: false }
       : undefined;
-    return await listPage(c, who.current, { notice });
+    return await listPage(c, who.current, {
+      notice,
+      page: pageOf(c.req.query("page")),
+    });
   });
 
   app.post("/admin/sources", async (c) => {
