@@ -200,7 +200,7 @@ Deno.test("sources page: 50 calendars a page, with links between pages; a page p
     const first = await page(ctx, "/admin/sources", cookie);
     assert.equal(first.status, 200);
     assert.equal(names(first.html).length, 50);
-    assert.match(first.html, /href="\/admin\/sources\?page=2" rel="next"/);
+    assert.match(first.html, /href="\/admin\/sources\?page=2">Next</);
     assert.match(first.html, /Page 1 of 2/);
     const second = await page(ctx, "/admin/sources?page=2", cookie);
     assert.deepEqual(names(second.html), [
@@ -210,8 +210,8 @@ Deno.test("sources page: 50 calendars a page, with links between pages; a page p
       "Calendar 54",
       "Calendar 55",
     ]);
-    assert.match(second.html, /href="\/admin\/sources" rel="prev"/);
-    assert.doesNotMatch(second.html, /rel="next"/);
+    assert.match(second.html, /href="\/admin\/sources">Previous</);
+    assert.doesNotMatch(second.html, />Next</);
     const beyond = await page(ctx, "/admin/sources?page=9", cookie);
     assert.deepEqual(names(beyond.html), names(second.html));
   } finally {

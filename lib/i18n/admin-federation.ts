@@ -6,9 +6,6 @@
 /** English: the reference every other language follows key by key. */
 export const en = {
   "fediverse.title": "Fediverse",
-  "fediverse.previous": "Previous",
-  "fediverse.next": "Next",
-  "fediverse.pageOf": "Page {page} of {pages}",
   "fediverse.off":
     "Federation is switched off: actors cannot be trusted or followed. Blocks still apply.",
   "fediverse.offSettings": "Switch it on in the settings.",
@@ -150,9 +147,6 @@ export const en = {
 /** Italian. */
 export const it: Record<keyof typeof en, string> = {
   "fediverse.title": "Fediverso",
-  "fediverse.previous": "Precedente",
-  "fediverse.next": "Successiva",
-  "fediverse.pageOf": "Pagina {page} di {pages}",
   "fediverse.off":
     "La federazione è disattivata: non si possono dare fiducia né seguire attori. I blocchi restano validi.",
   "fediverse.offSettings": "Attivala nelle impostazioni.",

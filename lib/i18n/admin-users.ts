@@ -25,9 +25,6 @@ export const en = {
   "users.changeRole": "Change the role",
   "users.deactivate": "Deactivate",
   "users.reactivate": "Reactivate",
-  "users.page": "Page {page} of {pages}",
-  "users.previous": "Previous page",
-  "users.next": "Next page",
   "users.pages": "Pages",
   "users.roleChanged": "{email} is now: {role}.",
   "users.deactivated":
@@ -162,9 +159,6 @@ export const it: Record<keyof typeof en, string> = {
   "users.changeRole": "Cambia il ruolo",
   "users.deactivate": "Disattiva",
   "users.reactivate": "Riattiva",
-  "users.page": "Pagina {page} di {pages}",
-  "users.previous": "Pagina precedente",
-  "users.next": "Pagina successiva",
   "users.pages": "Pagine",
   "users.roleChanged": "{email} ora è: {role}.",
   "users.deactivated":

@@ -3,38 +3,8 @@
  * collections and their filters, and of OAuth clients (admins only).
  */
 import type { Child } from "hono/jsx";
-import type { PageProps } from "./web.tsx";
-import { Csrf, WebPage } from "./web.tsx";
-
-/** A page of a paged list, and how to reach the others. */
-export interface Paging {
-  page: number;
-  totalPages: number;
-  /** The link of another page. */
-  href: (page: number) => string;
-}
-
-/** Previous / next links of a paged list (nothing when it fits one page). */
-function Pager(props: PageProps & { paging: Paging; label: string }) {
-  const { paging, t } = props;
-  if (paging.totalPages <= 1) return null;
-  return (
-    <nav class="pager" aria-label={props.label}>
-      {paging.page > 1
-        ? <a href={paging.href(paging.page - 1)}>{t("fediverse.previous")}</a>
-        : <span />}
-      <span>
-        {t("fediverse.pageOf", {
-          page: paging.page,
-          pages: paging.totalPages,
-        })}
-      </span>
-      {paging.page < paging.totalPages
-        ? <a href={paging.href(paging.page + 1)}>{t("fediverse.next")}</a>
-        : <span />}
-    </nav>
-  );
-}
+import type { PageProps, Paging } from "./web.tsx";
+import { Csrf, Pager, WebPage } from "./web.tsx";
 
 /** A form of one button that posts `fields` with the page's CSRF token. */
 function ButtonForm(

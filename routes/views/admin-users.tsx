@@ -7,6 +7,7 @@ import {
   MessageView,
   NewPasswordField,
   type PageProps,
+  Pager,
   WebPage,
 } from "./web.tsx";
 
@@ -350,23 +351,15 @@ export function UsersView(
           ))}
         </ul>
       )}
-      {props.totalPages > 1 && (
-        <nav class="pager" aria-label={t("users.pages")}>
-          {props.page > 1 && (
-            <a href={pageHref(props.page - 1)} rel="prev">
-              {t("users.previous")}
-            </a>
-          )}
-          <span>
-            {t("users.page", { page: props.page, pages: props.totalPages })}
-          </span>
-          {props.page < props.totalPages && (
-            <a href={pageHref(props.page + 1)} rel="next">
-              {t("users.next")}
-            </a>
-          )}
-        </nav>
-      )}
+      <Pager
+        {...props}
+        paging={{
+          page: props.page,
+          totalPages: props.totalPages,
+          href: pageHref,
+        }}
+        label={t("users.pages")}
+      />
     </WebPage>
   );
 }

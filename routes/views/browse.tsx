@@ -36,6 +36,7 @@ import {
   EventItem,
   EventList,
   ListedEventHead,
+  PageLinks,
   PageNumber,
   StatusBadge,
   TagLinks,
@@ -71,21 +72,14 @@ function Pager(
     hasNext: boolean;
   },
 ) {
-  const { t, path, page } = props;
-  if (!props.hasPrevious && !props.hasNext) return null;
+  const { t, path } = props;
   return (
-    <nav class="pager" aria-label={t("public.pages")}>
-      {props.hasPrevious && (
-        <a class="prev" rel="prev" href={paged(path, page - 1)}>
-          {t("public.previous")}
-        </a>
-      )}
-      {props.hasNext && (
-        <a class="next" rel="next" href={paged(path, page + 1)}>
-          {t("public.next")}
-        </a>
-      )}
-    </nav>
+    <PageLinks
+      {...props}
+      label={t("public.pages")}
+      href={(page) => paged(path, page)}
+      rel
+    />
   );
 }
 

@@ -713,23 +713,56 @@ function ListingPager(
   },
 ) {
   const { t, path, of, page } = props;
-  if (page === 1 && !props.more) return null;
   return (
-    <nav
-      class="pager"
-      aria-label={t(
+    <PageLinks
+      t={t}
+      label={t(
         of === "upcoming"
           ? "public.listing.upcomingPages"
           : "public.listing.pastPages",
       )}
-    >
-      {page > 1 && (
-        <a class="prev" href={listingHref(path, of, page - 1)}>
+      page={page}
+      hasPrevious={page > 1}
+      hasNext={props.more}
+      href={(n) => listingHref(path, of, n)}
+    />
+  );
+}
+
+/**
+ * Previous and next page links of a public list, when there are such pages.
+ * `rel`: the links are the page's own previous and next (one list a page).
+ */
+export function PageLinks(
+  props: {
+    t: Translate;
+    label: string;
+    page: number;
+    hasPrevious: boolean;
+    hasNext: boolean;
+    href: (page: number) => string;
+    rel?: boolean;
+  },
+) {
+  const { t, page, href } = props;
+  if (!props.hasPrevious && !props.hasNext) return null;
+  return (
+    <nav class="pager" aria-label={props.label}>
+      {props.hasPrevious && (
+        <a
+          class="prev"
+          rel={props.rel ? "prev" : undefined}
+          href={href(page - 1)}
+        >
           {t("public.previous")}
         </a>
       )}
-      {props.more && (
-        <a class="next" href={listingHref(path, of, page + 1)}>
+      {props.hasNext && (
+        <a
+          class="next"
+          rel={props.rel ? "next" : undefined}
+          href={href(page + 1)}
+        >
           {t("public.next")}
         </a>
       )}

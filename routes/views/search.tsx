@@ -22,7 +22,7 @@ import {
   type SearchPage,
 } from "../../lib/pages/search.ts";
 import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../../lib/search.ts";
-import { allEvents, EventList } from "./pages.tsx";
+import { allEvents, EventList, PageLinks } from "./pages.tsx";
 import { type FeedScope, type SiteInfo, SitePage } from "./site.tsx";
 
 /** A problem of the search, in the page's language, under the field it concerns. */
@@ -470,20 +470,15 @@ function Results(
           );
         })}
       </div>
-      {(page > 1 || result.hasNext) && (
-        <nav class="pager" aria-label={t("public.pages")}>
-          {page > 1 && (
-            <a class="prev" rel="prev" href={searchUrl(filter, page - 1)}>
-              {t("public.previous")}
-            </a>
-          )}
-          {result.hasNext && (
-            <a class="next" rel="next" href={searchUrl(filter, page + 1)}>
-              {t("public.next")}
-            </a>
-          )}
-        </nav>
-      )}
+      <PageLinks
+        t={t}
+        label={t("public.pages")}
+        page={page}
+        hasPrevious={page > 1}
+        hasNext={result.hasNext}
+        href={(n) => searchUrl(filter, n)}
+        rel
+      />
     </>
   );
 }

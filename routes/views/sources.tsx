@@ -1,7 +1,7 @@
 /** The calendar subscriptions page (`/admin/sources`) and its removal step. */
 import type { SyncCounts } from "../../db/schema.ts";
 import type { Translate } from "../../lib/i18n.ts";
-import { Csrf, type PageProps, WebPage } from "./web.tsx";
+import { Csrf, type PageProps, Pager, WebPage } from "./web.tsx";
 
 /** A subscription as the page shows it. */
 export interface ShownSource {
@@ -126,28 +126,16 @@ export function SourcesView(
             ))}
           </ul>
         )}
-      {props.pages > 1 && (
-        <nav class="pager" aria-label={t("sources.pages")}>
-          {props.page > 1 && (
-            <a
-              href={props.page === 2
-                ? "/admin/sources"
-                : `/admin/sources?page=${props.page - 1}`}
-              rel="prev"
-            >
-              {t("sources.previous")}
-            </a>
-          )}
-          <span>
-            {t("sources.page", { page: props.page, pages: props.pages })}
-          </span>
-          {props.page < props.pages && (
-            <a href={`/admin/sources?page=${props.page + 1}`} rel="next">
-              {t("sources.next")}
-            </a>
-          )}
-        </nav>
-      )}
+      <Pager
+        {...props}
+        paging={{
+          page: props.page,
+          totalPages: props.pages,
+          href: (page) =>
+            page === 1 ? "/admin/sources" : `/admin/sources?page=${page}`,
+        }}
+        label={t("sources.pages")}
+      />
       <section class="card" aria-labelledby="add-title">
         <h2 id="add-title">{t("sources.add")}</h2>
         <form method="post" action="/admin/sources">

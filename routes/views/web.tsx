@@ -47,6 +47,36 @@ export interface PageProps {
  * A page of the interface: the instance's name, the navigation of the
  * viewer's role (the current page marked), a sign-out button, then the page.
  */
+/** A page of a paged list, and how to reach the others. */
+export interface Paging {
+  page: number;
+  totalPages: number;
+  /** The link of another page. */
+  href: (page: number) => string;
+}
+
+/** Previous / next links of a paged list (nothing when it fits one page). */
+export function Pager(props: PageProps & { paging: Paging; label: string }) {
+  const { paging, t } = props;
+  if (paging.totalPages <= 1) return null;
+  return (
+    <nav class="pager" aria-label={props.label}>
+      {paging.page > 1
+        ? <a href={paging.href(paging.page - 1)}>{t("pager.previous")}</a>
+        : <span />}
+      <span>
+        {t("pager.pageOf", {
+          page: paging.page,
+          pages: paging.totalPages,
+        })}
+      </span>
+      {paging.page < paging.totalPages
+        ? <a href={paging.href(paging.page + 1)}>{t("pager.next")}</a>
+        : <span />}
+    </nav>
+  );
+}
+
 /** The hidden field that carries a session's CSRF token in a form. */
 export function Csrf(props: { token: string }) {
   return <input type="hidden" name="csrf_token" value={props.token} />;
