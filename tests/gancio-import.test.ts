@@ -260,7 +260,7 @@ Deno.test("Gancio API import: times, places, tags, images and series kept; a sec
   }
 });
 
-Deno.test("Gancio API import: private addresses are refused without ALLOW_PRIVATE_ADDRESSES; a non-Gancio answer and an unreachable host stop it", async () => {
+Deno.test("Gancio API import: private addresses are refused without ALLOW_PRIVATE_ADDRESSES; a non-Gancio answer, an answer over the JSON budget and an unreachable host stop it", async () => {
   const gancio = await gancioServer();
   const ctx = await createTestApp();
   try {
@@ -289,6 +289,36 @@ Deno.test("Gancio API import: private addresses are refused without ALLOW_PRIVAT
       );
     } finally {
       await blog.shutdown();
+    }
+    // An answer whose values would fill the memory of JSON.parse (10 MiB of
+    // empty arrays is millions of them), or that nests too deep.
+    for (
+      const [body, why] of [
+        ["[" + "[],".repeat(3_000_000) + "[]]", /more than 1000000 values/],
+        ["[".repeat(100) + "]".repeat(100), /nested deeper than 64/],
+      ] as const
+    ) {
+      const hostile = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen() {} },
+        () =>
+          new Response(body, {
+            headers: { "content-type": "application/json" },
+          }),
+      );
+      try {
+        await assert.rejects(
+          importGancio(
+            deps,
+            options({ url: `http://127.0.0.1:${hostile.addr.port}` }),
+          ),
+          (error: Error) =>
+            error instanceof GancioError &&
+            /over the import budget/.test(error.message) &&
+            why.test(error.message),
+        );
+      } finally {
+        await hostile.shutdown();
+      }
     }
     const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = (closed.addr as Deno.NetAddr).port;

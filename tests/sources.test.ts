@@ -524,7 +524,7 @@ Deno.test("sources: webcal URLs are fetched over https; other schemes and creden
   }
 });
 
-Deno.test("ics: hostile rules and zones are refused at once, never looping or filling the memory", () => {
+Deno.test("ics: hostile rules and zones are refused at once, never looping or filling the memory", async () => {
   const started = performance.now();
   const file = calendar(
     // Never gives a date (ical.js would look for one for ever).
@@ -590,7 +590,7 @@ Deno.test("ics: hostile rules and zones are refused at once, never looping or fi
       "LOCATION:Here",
     ) + "\r\nEND:VCALENDAR",
   );
-  const reading = readIcs(withZone, "UTC");
+  const reading = await readIcs(withZone, "UTC");
   assert.ok(performance.now() - started < 5_000, "took too long");
   const problems = reading.problems.join("\n");
   assert.match(problems, /loop@x: its rule \(SECONDLY/);

@@ -334,6 +334,41 @@ export function gancioImportOrigin(origin: string): string {
   return `gancio:${origin}`;
 }
 
+/** The most values (and nesting) a Gancio answer may hold: its events' fields, with room. */
+const JSON_MAX_VALUES = 1_000_000;
+const JSON_MAX_DEPTH = 64;
+
+/**
+ * Why a JSON text is over the budget, or null: JSON.parse's memory grows with
+ * the number of values, not the bytes (10 MiB of `[[],[],…]` is millions of
+ * arrays), so they are counted, outside strings, before it runs.
+ */
+export function jsonOverBudget(text: string): string | null {
+  let values = 0;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92) i++; // a backslash escapes the next character
+      else if (ch === 34) inString = false;
+      continue;
+    }
+    if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) { // { [
+      values++;
+      if (++depth > JSON_MAX_DEPTH) {
+        return `nested deeper than ${JSON_MAX_DEPTH} levels`;
+      }
+    } else if (ch === 125 || ch === 93) depth--; // } ]
+    else if (ch === 44 || ch === 58) values++; // , :
+    if (values > JSON_MAX_VALUES) {
+      return `more than ${JSON_MAX_VALUES} values`;
+    }
+  }
+  return null;
+}
+
 async function getJson(
   url: string,
   limits: FetchLimits,
@@ -355,11 +390,13 @@ async function getJson(
   if (got.status < 200 || got.status >= 300) {
     return { status: got.status, body: null };
   }
+  const text = new TextDecoder().decode(got.body);
+  const refusal = jsonOverBudget(text);
+  if (refusal) {
+    throw new GancioError(`${url} is over the import budget: ${refusal}`);
+  }
   try {
-    return {
-      status: got.status,
-      body: JSON.parse(new TextDecoder().decode(got.body)),
-    };
+    return { status: got.status, body: JSON.parse(text) };
   } catch {
     throw new GancioError(
       `${url} did not answer JSON: is this a Gancio instance?`,

@@ -9,6 +9,9 @@
  */
 import ICAL from "ical.js";
 import { plainTextToHtml } from "../events/form.ts";
+import { ICS_MAX_EVENTS, scanIcs } from "./ics-scan.ts";
+
+export { IcsBudgetError } from "./ics-scan.ts";
 
 /** An event of the file, as Quando's write input wants it. */
 export interface IcsItem {
@@ -49,7 +52,10 @@ export interface IcsReading {
 /** How far ahead a rule that is not a Quando series is expanded. */
 const EXPANSION_SECONDS = 90 * 86_400;
 const EXPANSION_MAX = 100;
-const MAX_EVENTS = 5_000;
+/** Items (events, expanded dates) one file gives at most. */
+const MAX_ITEMS = 10_000;
+/** How long the reader works before letting other requests run. */
+const YIELD_AFTER_MS = 20;
 /** The most dates a COUNT gives a series, and the most EXDATEs read per event. */
 const MAX_COUNT = 1_000;
 const MAX_EXDATES = 1_000;
@@ -112,7 +118,14 @@ class TimeReader {
     const own = tzid ? this.#zones.get(tzid) : undefined;
     const iana = tzid && !own ? ianaZone(tzid) : null;
     if (own && !iana) {
-      const at = ICAL.Time.fromData({ ...time, isDate: false }, own);
+      // The wall-clock fields only: a time read from a component parsed on
+      // its own carries no zone of the file, and its own (floating) zone
+      // would win over `own`.
+      const { year, month, day, hour, minute, second } = time;
+      const at = ICAL.Time.fromData(
+        { year, month, day, hour, minute, second, isDate: false },
+        own,
+      );
       return at.toUnixTime();
     }
     const zone = iana ?? this.instanceZone;
@@ -235,35 +248,60 @@ function seriesOf(
   }
 }
 
-/** Reads an iCalendar text; never throws for what a feed contains. */
-export function readIcs(source: string, instanceZone: string): IcsReading {
+/**
+ * Reads an iCalendar text under the import budget (lib/imports/ics-scan.ts):
+ * throws IcsBudgetError for a file over it, and otherwise never throws for
+ * what a feed contains. Each component is parsed on its own, and the event
+ * loop is let go between them, so a big file neither holds the memory of
+ * its whole parse nor keeps other requests waiting.
+ */
+export async function readIcs(
+  source: string,
+  instanceZone: string,
+): Promise<IcsReading> {
   const problems: string[] = [];
-  let calendar: ICAL.Component;
+  const scanned = scanIcs(source);
+  if (!scanned.calendar) {
+    return { items: [], problems: ["not an iCalendar file: no VCALENDAR"] };
+  }
+  let zones: ICAL.Component;
   try {
-    calendar = new ICAL.Component(ICAL.parse(source));
+    zones = new ICAL.Component(
+      ICAL.parse(
+        ["BEGIN:VCALENDAR", ...scanned.zones, "END:VCALENDAR", ""].join("\r\n"),
+      ),
+    );
   } catch (error) {
     return {
       items: [],
       problems: [`not an iCalendar file: ${(error as Error).message}`],
     };
   }
-  if (calendar.name !== "vcalendar") {
-    return { items: [], problems: ["not an iCalendar file: no VCALENDAR"] };
+  const times = new TimeReader(zones, instanceZone, problems);
+  if (scanned.eventsLeftOut > 0) {
+    problems.push(`only the first ${ICS_MAX_EVENTS} events were read`);
   }
-  const times = new TimeReader(calendar, instanceZone, problems);
   const items: IcsItem[] = [];
-  const vevents = calendar.getAllSubcomponents("vevent");
-  if (vevents.length > MAX_EVENTS) {
-    problems.push(`only the first ${MAX_EVENTS} events were read`);
-  }
-  for (const vevent of vevents.slice(0, MAX_EVENTS)) {
-    const uid = text(vevent, "uid");
+  let slice = performance.now();
+  for (const eventText of scanned.events) {
+    if (performance.now() - slice > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      slice = performance.now();
+    }
+    let uid = "";
     try {
+      const vevent = new ICAL.Component(ICAL.parse(eventText + "\r\n"));
+      uid = text(vevent, "uid");
       const item = readEvent(vevent, times, uid);
       if (typeof item === "string") problems.push(`${uid || "?"}: ${item}`);
       else items.push(...item);
     } catch (error) {
       problems.push(`${uid || "?"}: ${(error as Error).message}`);
+    }
+    if (items.length >= MAX_ITEMS) {
+      problems.push(`only the first ${MAX_ITEMS} dates were read`);
+      items.length = MAX_ITEMS;
+      break;
     }
   }
   return { items, problems };
