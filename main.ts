@@ -116,7 +116,18 @@ async function serve(config: Config): Promise<void> {
     media,
     federation,
   });
+  let jobsRunning = false;
   const hourly = async () => {
+    // One run at a time: a slow run (many feeds) never overlaps the next.
+    if (jobsRunning) return;
+    jobsRunning = true;
+    try {
+      await runHourly();
+    } finally {
+      jobsRunning = false;
+    }
+  };
+  const runHourly = async () => {
     await runScheduledJobs({
       db: database.db,
       clock: systemClock,
@@ -138,10 +149,6 @@ async function serve(config: Config): Promise<void> {
     cron("quando deliveries", "* * * * *", () => drainer!.drain(CRON_DRAIN));
   } else {
     timer = setInterval(hourly, SCHEDULED_JOBS_INTERVAL_MS);
-    // A file is ready before serving (series laid out); a remote database
-    // is not waited for: each job is several round trips.
-    if (database.embedded) await hourly();
-    else void hourly();
   }
   log.info(
     `database: ${describeDatabase(config.databaseUrl)}; ` +
@@ -172,6 +179,10 @@ async function serve(config: Config): Promise<void> {
       return response;
     },
   );
+  // The first run of the jobs starts once the server listens and is never
+  // waited for: a feed or a job that fails (or takes the process down) can
+  // never keep the instance from answering.
+  if (!cron) setTimeout(() => void hourly(), 0);
   const stop = async () => {
     clearInterval(timer);
     await server.shutdown();

@@ -584,6 +584,16 @@ export const sources = sqliteTable("sources", {
   last_counts: text("last_counts", { mode: "json" }).$type<SyncCounts>(),
   /** Milliseconds: a sync holds the source until then (one sync at a time). */
   lockedUntil: integer("lockedUntil"),
+  /**
+   * Syncs in a row that failed or never finished: counted when a sync
+   * starts, so that one that takes the process down counts too; 0 after a
+   * success.
+   */
+  failures: integer("failures").notNull().default(0),
+  /** The hourly job leaves the source alone until then (backoff after failures). */
+  next_sync_at: integer("next_sync_at", { mode: "timestamp_ms" }),
+  /** Quarantined after too many failures: synced again only by hand. */
+  paused: integer("paused", { mode: "boolean" }).notNull().default(false),
   ...timestamps,
 }, (t) => [index("sources_user_idx").on(t.userId)]);
 

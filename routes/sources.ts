@@ -7,7 +7,11 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiError, invalidRequest } from "../lib/errors.ts";
 import { applyImport } from "../lib/imports/apply.ts";
 import { quandoUserAgent } from "../lib/federation/loader.ts";
-import { readIcs } from "../lib/imports/ics.ts";
+import {
+  IcsBudgetError,
+  type IcsReading,
+  readIcs,
+} from "../lib/imports/ics.ts";
 import {
   createSource,
   deleteSource,
@@ -17,6 +21,7 @@ import {
   reserveFileImport,
   serializeSource,
   SOURCE_MAX_BYTES,
+  SOURCE_PAUSE_AFTER,
   SOURCES_PAGE_MAX,
   SOURCES_PAGE_SIZE,
   type SyncDeps,
@@ -63,6 +68,18 @@ const SourceSchema = z.object({
       "Why the last sync failed, or the items it skipped (one per line)",
   }),
   last_counts: CountsSchema.nullable(),
+  failures: z.number().int().openapi({
+    description: "Syncs in a row that failed (0 after a success)",
+  }),
+  next_sync_at: z.string().nullable().openapi({
+    description:
+      "After a failure, the hourly sync waits until then (1 h, doubling up to a day)",
+  }),
+  paused: z.boolean().openapi({
+    description:
+      `Not synced by the hourly job: after ${SOURCE_PAUSE_AFTER} failures in a row, or ` +
+      "paused by an editor. A sync by hand still runs; `paused: false` resumes it",
+  }),
   createdAt: z.string(),
   updatedAt: z.string(),
 }).openapi("Source");
@@ -83,7 +100,12 @@ const SourceBody = z.object({
   }),
 }).strict().openapi("SourceRequest");
 
-const SourcePatch = SourceBody.partial().strict().openapi("SourceUpdate");
+const SourcePatch = SourceBody.partial().extend({
+  paused: z.boolean().optional().openapi({
+    description:
+      "true stops the hourly syncs; false resumes them and forgets the failures",
+  }),
+}).strict().openapi("SourceUpdate");
 
 const SyncResultSchema = z.object({
   result: z.enum(["synced", "not_modified", "failed", "busy"]),
@@ -224,7 +246,12 @@ const importRoute = createRoute({
     "multipart/form-data with `file`, or the file itself as `text/calendar`; " +
     "at most 5 MiB. Importing the same file again updates the events it " +
     "created (by UID) instead of adding copies. Times without a zone are " +
-    "the instance's. OAuth scope `event:write`.",
+    "the instance's. A file over the reading budget (more than 200,000 " +
+    "lines or 50,000 components, components nested deeper than 8, a " +
+    "component with more than 2,000 properties, a property Quando reads " +
+    "with more than 20 parameters or 2,000 values, or longer than 256 KiB " +
+    "of text or 64 KiB otherwise) is refused with 413 before any of it is " +
+    "read. OAuth scope `event:write`.",
   security: bearerSecurity,
   request: {
     body: {
@@ -392,10 +419,18 @@ export function sourceRoutes(deps: RouteDeps) {
         );
       }
       const settings = await getSettings(db);
-      const reading = readIcs(
-        new TextDecoder().decode(bytes),
-        settings.instance_timezone,
-      );
+      let reading: IcsReading;
+      try {
+        reading = await readIcs(
+          new TextDecoder().decode(bytes),
+          settings.instance_timezone,
+        );
+      } catch (error) {
+        if (!(error instanceof IcsBudgetError)) throw error;
+        throw new ApiError(413, "payload_too_large", error.message, [
+          { field: "file", message: error.message },
+        ]);
+      }
       if (reading.items.length === 0) {
         throw invalidRequest("The file has no event to import", [{
           field: "file",

@@ -259,18 +259,43 @@ export function freePort(): number {
   return port;
 }
 
-/** Starts `main.ts` as `deno task start` would, in `cwd`, and waits until it answers. */
+/** The `--v8-flags=...` of `deno task start` (its memory limits), as deno.json says them. */
+export function startTaskV8Flags(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  return String(config.tasks.start).split(/\s+/).filter((arg) =>
+    arg.startsWith("--v8-flags=")
+  );
+}
+
+/** A `main.ts` process started by startServerProcess. */
+export interface ServerProcess {
+  base: string;
+  port: number;
+  pid: number;
+  /** Whether the process is still running. */
+  alive(): boolean;
+  /** Stops it (SIGTERM); resolves with what it wrote to stderr. */
+  stop(): Promise<string>;
+}
+
+/**
+ * Starts `main.ts` as `deno task start` would, in `cwd`, and waits until it
+ * answers (at most 20 s). With `memoryFlags`, under the start task's V8
+ * memory limits too.
+ */
 export async function startServerProcess(
   cwd: string,
   env: Record<string, string>,
   port = freePort(),
-): Promise<{ base: string; port: number; stop(): Promise<void> }> {
+  options: { memoryFlags?: boolean } = {},
+): Promise<ServerProcess> {
   const base = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--config",
       join(ROOT, "deno.json"),
+      ...(options.memoryFlags ? startTaskV8Flags() : []),
       ...PERMS,
       join(ROOT, "main.ts"),
     ],
@@ -285,8 +310,10 @@ export async function startServerProcess(
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  let exited = false;
+  child.status.then(() => exited = true);
   let up = false;
-  for (let i = 0; i < 200 && !up; i++) {
+  for (let i = 0; i < 200 && !up && !exited; i++) {
     try {
       const res = await fetch(`${base}/api/health`);
       await res.body?.cancel();
@@ -294,25 +321,22 @@ export async function startServerProcess(
     } catch { /* not listening yet */ }
     if (!up) await new Promise((r) => setTimeout(r, 100));
   }
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* already gone */ }
-    const stderr = await new Response(child.stderr).text();
-    await child.status;
+  let stderr: Promise<string> | null = null;
+  const stop = () => {
+    stderr ??= (async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+      const text = await new Response(child.stderr).text();
+      await child.status;
+      return text;
+    })();
     return stderr;
   };
   if (!up) {
-    const stderr = await stop();
-    throw new Error(`the server did not start:\n${stderr}`);
+    throw new Error(`the server did not start:\n${await stop()}`);
   }
-  return {
-    base,
-    port,
-    async stop() {
-      await stop();
-    },
-  };
+  return { base, port, pid: child.pid, alive: () => !exited, stop };
 }
 
 /** A registered OAuth client as returned by POST /api/client. */

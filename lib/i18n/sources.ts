@@ -40,6 +40,13 @@ export const en = {
   "sources.notFound": "There is no such calendar.",
   "sources.by": "Events created as {email}",
   "sources.waits": "New events wait for confirmation",
+  "sources.failing":
+    "{failures} syncs in a row failed: the next automatic try is at {when}.",
+  "sources.paused":
+    "Paused: only synced by hand until it is resumed ({failures} syncs in a row failed).",
+  "sources.pausedByHand": "Paused: only synced by hand until it is resumed.",
+  "sources.resume": "Resume",
+  "sources.resumed": "Calendar resumed: it is synced every hour again.",
 } as const;
 
 /** Italian. */
@@ -85,4 +92,13 @@ export const it: Record<keyof typeof en, string> = {
   "sources.notFound": "Questo calendario non esiste.",
   "sources.by": "Eventi creati come {email}",
   "sources.waits": "I nuovi eventi attendono conferma",
+  "sources.failing":
+    "{failures} sincronizzazioni di seguito non sono riuscite: il prossimo tentativo automatico è alle {when}.",
+  "sources.paused":
+    "In pausa: sincronizzato solo a mano finché non viene ripreso ({failures} sincronizzazioni di seguito non sono riuscite).",
+  "sources.pausedByHand":
+    "In pausa: sincronizzato solo a mano finché non viene ripreso.",
+  "sources.resume": "Riprendi",
+  "sources.resumed":
+    "Calendario ripreso: viene di nuovo sincronizzato ogni ora.",
 };

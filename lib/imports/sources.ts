@@ -6,7 +6,7 @@
  * as the source's whole calendar (lib/imports/apply.ts). One sync per source
  * at a time (a lease in the row).
  */
-import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import {
   importedEvents,
@@ -28,7 +28,7 @@ import { findUserById, type UserRow } from "../users.ts";
 import { applyImport, type ImportDeps } from "./apply.ts";
 import { urlImageImport } from "./images.ts";
 import type { MediaStore } from "../media/store.ts";
-import { readIcs } from "./ics.ts";
+import { IcsBudgetError, type IcsReading, readIcs } from "./ics.ts";
 
 export type SourceRow = typeof sources.$inferSelect;
 
@@ -49,6 +49,10 @@ export const SOURCES_PAGE_SIZE = 50;
 export const SOURCES_PAGE_MAX = 200;
 /** Problems kept in `last_error`. */
 const PROBLEMS_KEPT = 10;
+/** Failures in a row after which a source is paused until an editor resumes it. */
+export const SOURCE_PAUSE_AFTER = 8;
+/** The longest wait between two automatic tries of a failing source. */
+const BACKOFF_MAX_MS = 24 * 60 * 60 * 1000;
 
 /** A source as the API shows it. */
 export function serializeSource(row: SourceRow) {
@@ -64,6 +68,9 @@ export function serializeSource(row: SourceRow) {
     last_success_at: row.last_success_at?.toISOString() ?? null,
     last_error: row.last_error,
     last_counts: row.last_counts ?? null,
+    failures: row.failures,
+    next_sync_at: row.next_sync_at?.toISOString() ?? null,
+    paused: row.paused,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -76,6 +83,8 @@ export interface SourceInput {
   default_tags?: string[];
   default_place_id?: number | null;
   needs_confirmation?: boolean;
+  /** Pause (true) or resume (false, which also forgets the failures) the hourly syncs. */
+  paused?: boolean;
 }
 
 /** A feed URL as fetched: webcal(s):// is https://; only http(s) otherwise. */
@@ -179,6 +188,10 @@ export async function updateSource(
       : {}),
     ...(input.needs_confirmation !== undefined
       ? { needs_confirmation: input.needs_confirmation }
+      : {}),
+    ...(input.paused === true ? { paused: true } : {}),
+    ...(input.paused === false
+      ? { paused: false, failures: 0, next_sync_at: null }
       : {}),
     updatedAt: now,
   }).where(eq(sources.id, id)).returning();
@@ -324,8 +337,16 @@ export async function syncSource(
   const { db, clock } = deps;
   const now = clock.now();
   const nowMs = now.getTime();
+  // The try counts as a failure (with its backoff, and the pause after
+  // SOURCE_PAUSE_AFTER) until it succeeds: a sync that takes the process
+  // down is never retried at once, at every start.
   const [leased] = await db.update(sources).set({
     lockedUntil: nowMs + LEASE_MS,
+    failures: sql`${sources.failures} + 1`,
+    next_sync_at:
+      sql`${nowMs} + min(${SOURCE_SYNC_INTERVAL_MS} * (1 << min(${sources.failures}, 10)), ${BACKOFF_MAX_MS})`,
+    paused:
+      sql`${sources.paused} or ${sources.failures} + 1 >= ${SOURCE_PAUSE_AFTER}`,
   })
     .where(and(
       eq(sources.id, id),
@@ -347,6 +368,12 @@ export async function syncSource(
       lockedUntil: null,
     }).where(eq(sources.id, id)).returning();
     return { result, counts, problems, source: source ?? leased };
+  };
+  /** A success forgets the failures, and ends a pause they caused. */
+  const recovered = {
+    failures: 0,
+    next_sync_at: null,
+    ...(leased.failures >= SOURCE_PAUSE_AFTER ? { paused: false } : {}),
   };
   try {
     const user = await findUserById(db, leased.userId);
@@ -380,6 +407,7 @@ export async function syncSource(
       return await finish(
         "not_modified",
         {
+          ...recovered,
           last_success_at: now,
           last_error: null,
           last_counts: NO_CHANGE,
@@ -399,7 +427,18 @@ export async function syncSource(
       );
     }
     const text = new TextDecoder().decode(got.body);
-    const reading = readIcs(text, deps.settings.instance_timezone);
+    let reading: IcsReading;
+    try {
+      reading = await readIcs(text, deps.settings.instance_timezone);
+    } catch (error) {
+      if (!(error instanceof IcsBudgetError)) throw error;
+      return await finish(
+        "failed",
+        { last_error: error.message.slice(0, 500) },
+        null,
+        [error.message],
+      );
+    }
     if (reading.items.length === 0 && reading.problems.length > 0) {
       return await finish(
         "failed",
@@ -426,6 +465,7 @@ export async function syncSource(
     return await finish(
       "synced",
       {
+        ...recovered,
         etag: got.headers.get("etag"),
         last_modified: got.headers.get("last-modified"),
         last_success_at: now,
@@ -451,11 +491,22 @@ export async function syncSource(
   }
 }
 
-/** Syncs the sources not synced for an hour (the hourly job); returns how many it tried. */
+/**
+ * Syncs the sources not synced for an hour (the hourly job), leaving out the
+ * paused ones and those backing off after failures; returns how many it tried.
+ */
 export async function syncDueSources(deps: SyncDeps): Promise<number> {
-  const due = deps.clock.now().getTime() - SOURCE_SYNC_INTERVAL_MS + 60_000;
+  const now = deps.clock.now().getTime();
+  const due = now - SOURCE_SYNC_INTERVAL_MS + 60_000;
   const rows = await deps.db.select({ id: sources.id }).from(sources).where(
-    or(isNull(sources.last_sync_at), lt(sources.last_sync_at, new Date(due))),
+    and(
+      eq(sources.paused, false),
+      or(
+        isNull(sources.next_sync_at),
+        lte(sources.next_sync_at, new Date(now)),
+      ),
+      or(isNull(sources.last_sync_at), lt(sources.last_sync_at, new Date(due))),
+    ),
   ).orderBy(sql`${sources.last_sync_at} is not null`, asc(sources.last_sync_at))
     .limit(SOURCES_PER_RUN);
   for (const { id } of rows) await syncSource(deps, id);

@@ -15,6 +15,11 @@ export interface ShownSource {
   counts: SyncCounts | null;
   /** One problem per line. */
   lastError: string | null;
+  /** Syncs in a row that failed. */
+  failures: number;
+  /** When the hourly job tries again after failures, in words; null when not waiting. */
+  nextTry: string | null;
+  paused: boolean;
 }
 
 /** What the add form holds (as typed). */
@@ -91,6 +96,22 @@ export function SourcesView(
                     </>
                   )}
                 </p>
+                {s.paused
+                  ? (
+                    <p class="error">
+                      {s.failures > 0
+                        ? t("sources.paused", { failures: s.failures })
+                        : t("sources.pausedByHand")}
+                    </p>
+                  )
+                  : s.failures > 0 && s.nextTry && (
+                    <p>
+                      {t("sources.failing", {
+                        failures: s.failures,
+                        when: s.nextTry,
+                      })}
+                    </p>
+                  )}
                 {s.lastError && (
                   <details>
                     <summary>{t("sources.problems")}</summary>
@@ -114,6 +135,20 @@ export function SourcesView(
                       {t("sources.sync")}
                     </button>
                   </form>
+                  {s.paused && (
+                    <form
+                      method="post"
+                      action={`/admin/sources/${s.id}/resume`}
+                    >
+                      <Csrf token={props.csrfToken} />
+                      <button
+                        type="submit"
+                        aria-describedby={`source-${s.id}`}
+                      >
+                        {t("sources.resume")}
+                      </button>
+                    </form>
+                  )}
                   <a
                     class="button"
                     href={`/admin/sources/${s.id}/delete`}

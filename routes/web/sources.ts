@@ -2,7 +2,8 @@
  * Calendar subscriptions in the browser (editors and admins, as the API's
  * `/api/sources`): `GET /admin/sources` lists them with their last sync and
  * the add form (`POST /admin/sources`, which syncs at once); each has Sync
- * now (`POST /admin/sources/{id}/sync`) and Remove (a confirmation step,
+ * now (`POST /admin/sources/{id}/sync`), Resume when paused after failures
+ * (`POST /admin/sources/{id}/resume`) and Remove (a confirmation step,
  * `GET`/`POST /admin/sources/{id}/delete`).
  */
 import { Hono } from "hono";
@@ -19,6 +20,7 @@ import {
   SOURCES_PAGE_SIZE,
   type SyncOutcome,
   syncSource,
+  updateSource,
 } from "../../lib/imports/sources.ts";
 import { getSettings } from "../../lib/settings.ts";
 import { listUsersByIds } from "../../lib/users.ts";
@@ -94,6 +96,9 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
             lastSync: r.last_sync_at ? format.format(r.last_sync_at) : null,
             counts: r.last_counts ?? null,
             lastError: r.last_error,
+            failures: r.failures,
+            nextTry: r.next_sync_at ? format.format(r.next_sync_at) : null,
+            paused: r.paused,
           })),
           places: places.map((p) => ({ id: p.id, name: p.name })),
           values: options.values ?? EMPTY,
@@ -148,6 +153,8 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       ? { text: t("sources.busy"), alert: true }
       : done === "removed"
       ? { text: t("sources.removed"), alert: false }
+      : done === "resumed"
+      ? { text: t("sources.resumed"), alert: false }
       : undefined;
     return await listPage(c, who.current, {
       notice,
@@ -241,6 +248,15 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
         force: true,
       }),
     );
+  });
+
+  app.post("/admin/sources/:id/resume", async (c) => {
+    const posted = await web.posted(c, "/admin/sources", web.moderators);
+    if (!posted.ok) return posted.answer;
+    const found = await sourceOf(c, posted.current, c.req.param("id"));
+    if (!found.ok) return found.answer;
+    await updateSource(db, deps.clock.now(), found.row.id, { paused: false });
+    return c.redirect("/admin/sources?done=resumed", 303);
   });
 
   app.get("/admin/sources/:id/delete", async (c) => {
