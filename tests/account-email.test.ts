@@ -12,6 +12,7 @@ import {
   createTestUser,
   loginToken,
   type TestContext,
+  userWithToken,
 } from "./helpers.ts";
 import { csrfOf, get, postForm, signIn } from "./web-helpers.ts";
 
@@ -225,6 +226,34 @@ Deno.test("e-mail change: parallel posts cannot pass the limit", async () => {
     const statuses = answers.map((res) => res.status).sort();
     await Promise.all(answers.map((res) => res.body?.cancel()));
     assert.deepEqual(statuses, [303, 303, 303, 303, 303, 429, 429, 429]);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("e-mail change: the API offers members no way to change an address (only the account page does)", async () => {
+  const ctx = await createTestApp();
+  try {
+    const me = await userWithToken(ctx, "user");
+    const other = await createTestUser(ctx, { role: "user" });
+    for (
+      const [method, path] of [
+        ["PATCH", "/api/users/me"],
+        ["PUT", "/api/users/me"],
+        ["PATCH", `/api/users/${me.user.id}`],
+        ["PUT", `/api/users/${me.user.id}`],
+      ] as const
+    ) {
+      const res = await call(ctx, method, path, {
+        token: me.token,
+        json: { email: other.email },
+      });
+      // Refused alike whatever the address: 403 (admins only) or no route.
+      assert.ok([403, 404].includes(res.status), `${method} ${path}`);
+      await res.body?.cancel();
+    }
+    const self = await call(ctx, "GET", "/api/users/me", { token: me.token });
+    assert.equal((await self.json()).email, me.email);
   } finally {
     ctx.close();
   }
