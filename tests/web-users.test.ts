@@ -711,11 +711,11 @@ Deno.test("settings page: every setting but the actor's name, saved through the 
   }
 });
 
-Deno.test("account page: the e-mail changes with the password; a wrong password, a bad or taken address answer the form with what was typed and change nothing", async () => {
+Deno.test("account page: the e-mail changes with the password; a wrong password or a bad address answer the form with what was typed and change nothing", async () => {
   const ctx = await createTestApp();
   try {
     const member = await createTestUser(ctx, { role: "user" });
-    const other = await createTestUser(ctx, { role: "user" });
+    // A taken address is answered as a free one: tests/account-email.test.ts.
     const cookie = await signIn(ctx, member);
     const page = await (await get(ctx, "/account", cookie)).text();
     assert.match(page, /Change your e-mail/);
@@ -737,11 +737,6 @@ Deno.test("account page: the e-mail changes with the password; a wrong password,
         400,
         /id="new_email-error">Give an e-mail address\./,
       ],
-      [
-        { email: other.email, password: member.password },
-        409,
-        /id="new_email-error">Another account has this e-mail\./,
-      ],
     ];
     for (const [fields, status, problem] of cases) {
       const res = await post(fields);
@@ -759,7 +754,7 @@ Deno.test("account page: the e-mail changes with the password; a wrong password,
     assert.equal(res.status, 303);
     assert.equal(res.headers.get("location"), "/account?email=1");
     const after = await (await get(ctx, "/account?email=1", cookie)).text();
-    assert.match(after, /E-mail changed/);
+    assert.match(after, /If no other account uses that address/);
     assert.match(after, /Now: renamed@example\.org/);
     await loginToken(ctx, "renamed@example.org", member.password);
     const old = await call(ctx, "POST", "/api/login/token", {

@@ -34,7 +34,9 @@ export function requirePasswordLength(password: string): void {
 /**
  * Registers an account with the role `user`. 400 (field `email` or
  * `password`) for bad input, 409 when the e-mail is taken, 429 past the
- * limit; nothing is written then.
+ * limit; nothing is written then. Every attempt with good input counts toward
+ * the limit, a taken e-mail too, so the 409 (which tells that an account has
+ * the address) is limited with the rest (docs/SECURITY.md).
  */
 export async function registerUser(
   deps: { db: Db; clock: Clock; hasher: PasswordHasher },

@@ -84,9 +84,9 @@ export const en = {
   "users.email.new": "New e-mail",
   "users.email.password": "Your password",
   "users.email.submit": "Change the e-mail",
-  "users.email.changed": "E-mail changed: sign in with the new one from now.",
+  "users.email.ifFree":
+    "If no other account uses that address, it is now your sign-in address.",
   "users.email.bad": "Give an e-mail address.",
-  "users.email.taken": "Another account has this e-mail.",
   "users.email.wrongPassword": "The password is wrong.",
   "settings.title": "Instance settings",
   "settings.saved": "Settings saved.",
@@ -217,9 +217,9 @@ export const it: Record<keyof typeof en, string> = {
   "users.email.new": "Nuova e-mail",
   "users.email.password": "La tua password",
   "users.email.submit": "Cambia l'e-mail",
-  "users.email.changed": "E-mail cambiata: d'ora in poi accedi con la nuova.",
+  "users.email.ifFree":
+    "Se nessun altro account usa quell'indirizzo, ora è quello con cui accedi.",
   "users.email.bad": "Indica un indirizzo e-mail.",
-  "users.email.taken": "Un altro account ha questa e-mail.",
   "users.email.wrongPassword": "La password è sbagliata.",
   "settings.title": "Impostazioni dell'istanza",
   "settings.saved": "Impostazioni salvate.",

@@ -6,7 +6,8 @@
  * - `GET /register`, `POST /register` (when `allow_registration` is on): a
  *   new account with the role `user`, signed in at once.
  * - `GET /account`: change the password (which ends every other session and
- *   token) or the e-mail (with the password), see and withdraw the OAuth
+ *   token) or the e-mail (with the password; a taken address is answered as
+ *   a free one, and changes are rate limited), see and withdraw the OAuth
  *   apps authorised.
  */
 import { Hono } from "hono";
@@ -181,7 +182,7 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       : c.req.query("withdrawn")
       ? t("account.withdrawn")
       : c.req.query("email")
-      ? t("users.email.changed")
+      ? t("users.email.ifFree")
       : undefined;
     return await accountPage(c, who.current, { notice });
   });
@@ -235,6 +236,8 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     const { t } = web.language(c, await getSettings(db));
     const newEmail = formText(form, "email", 320).trim();
     try {
+      // A taken address changes nothing, but the answer is the same: whether
+      // another account has an address is not told (docs/SECURITY.md).
       await changeOwnEmail(
         auth,
         current.user,
@@ -250,9 +253,6 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       ) => accountPage(c, current, { newEmail, ...problem }, status);
       if (error.status === 400) {
         return await again(400, { emailError: t("users.email.bad") });
-      }
-      if (error.status === 409) {
-        return await again(409, { emailError: t("users.email.taken") });
       }
       if (error.status === 403 || error.status === 401) {
         return await again(403, {
