@@ -2,7 +2,7 @@
  * The one way Quando fetches anything from the fediverse (actors, keys,
  * objects, WebFinger, NodeInfo; contexts come from memory only): every
  * request has a size cap, a timeout and a cap on redirects, and every hop is
- * checked against the private-address rule.
+ * sent through the egress guard (lib/net/egress.ts).
  */
 import { signRequest } from "@fedify/fedify";
 import {
@@ -203,8 +203,8 @@ export async function limitedGet(
  * A document loader with Quando's limits. Known contexts answer from memory;
  * anything else is fetched with `Accept: application/activity+json`, at most
  * `maxBytes` (1 MiB), within `timeoutMs` (10 s) for the whole chain of at most
- * `maxRedirects` (5) redirects, each hop refused when it is a private address
- * (unless allowed). With a signer (or a function giving one, null for none),
+ * `maxRedirects` (5) redirects, each hop through the egress guard (public
+ * addresses only, unless allowed). With a signer (or a function giving one, null for none),
  * requests are signed (draft-cavage).
  */
 export function createDocumentLoader(
