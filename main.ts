@@ -28,6 +28,7 @@ import { runScheduledJobs, SCHEDULED_JOBS_INTERVAL_MS } from "./lib/jobs.ts";
 import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import { assembleInstance } from "./lib/assemble.ts";
 import { createApp } from "./routes/mod.ts";
+import { createPinnedEgress } from "./lib/net/pinned-egress.ts";
 import { BackupError, exportBackup, importBackup } from "./lib/backup.ts";
 import {
   createDbMediaStore,
@@ -96,13 +97,16 @@ async function serve(config: Config): Promise<void> {
   // this process's own work and retries, and looking for other processes'
   // work every half second on a file, every minute on a remote database.
   const cron = denoCron();
+  // Every fetch of a URL that others chose connects only to the public
+  // address it checked (lib/net/pinned-egress.ts): no second resolution to rebind.
+  const egress = createPinnedEgress();
   const { config: appConfig, media, federation } = await assembleInstance(
     database,
     config,
     hasher,
     systemClock,
     log,
-    { manualQueue: cron !== null },
+    { manualQueue: cron !== null, egress },
   );
   const queueStop = new AbortController();
   const queueDone = federation.startQueue(queueStop.signal);
@@ -115,6 +119,7 @@ async function serve(config: Config): Promise<void> {
     log,
     media,
     federation,
+    egress,
   });
   let jobsRunning = false;
   const hourly = async () => {
@@ -136,6 +141,7 @@ async function serve(config: Config): Promise<void> {
       federation,
       fetching: {
         allowPrivateAddresses: config.allowPrivateAddresses,
+        egress,
         baseUrl: config.baseUrl,
         mediaMaxBytes: config.mediaMaxBytes,
         mediaQuotaBytes: config.mediaQuotaBytes,
@@ -334,6 +340,7 @@ async function importFromGancio(config: Config, args: string[]) {
   }
   const log = createLogger(config.logLevel);
   const database = await open(config);
+  const egress = createPinnedEgress();
   try {
     const hasher = await createPasswordHasher(config.passwordHasher, log);
     // Publications are queued in the database, for the server to deliver.
@@ -343,7 +350,7 @@ async function importFromGancio(config: Config, args: string[]) {
       hasher,
       systemClock,
       log,
-      { manualQueue: true, deferPublication: true },
+      { manualQueue: true, deferPublication: true, egress },
     );
     const settings = await getSettings(database.db);
     const uploads = opts.uploads;
@@ -387,6 +394,7 @@ async function importFromGancio(config: Config, args: string[]) {
       fetchLimits: {
         allowPrivateAddress: config.allowPrivateAddresses,
         userAgent: quandoUserAgent(config.baseUrl),
+        egress,
       },
     });
     for (const line of summaryLines(summary)) console.error(line);

@@ -11,6 +11,7 @@ import type { FederationService } from "./federation/service.ts";
 import type { Logger } from "./log.ts";
 import { sweepMedia } from "./media/cleanup.ts";
 import type { MediaStore } from "./media/store.ts";
+import type { EgressFetch } from "./net/egress.ts";
 import { purgeExpiredOAuth } from "./oauth/grants.ts";
 import { purgeExpiredSessions } from "./auth/sessions.ts";
 import { getSettings } from "./settings.ts";
@@ -25,6 +26,8 @@ export interface ScheduledJobDeps {
   /** The fetch rules calendar subscriptions are synced under (absent: not synced). */
   fetching?: {
     allowPrivateAddresses: boolean;
+    /** The egress guard (the portable one when absent). */
+    egress?: EgressFetch;
     baseUrl: string;
     /** The upload limits feeds' images are stored under (config mediaMaxBytes, mediaQuotaBytes). */
     mediaMaxBytes?: number;

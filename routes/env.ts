@@ -7,6 +7,7 @@ import type { Config } from "../lib/config.ts";
 import type { Logger } from "../lib/log.ts";
 import type { FederationService } from "../lib/federation/service.ts";
 import type { MediaStore } from "../lib/media/store.ts";
+import type { EgressFetch } from "../lib/net/egress.ts";
 import type { UserRow } from "../lib/users.ts";
 
 /** What `createApp` is built from. */
@@ -19,6 +20,12 @@ export interface AppDeps {
   media: MediaStore;
   /** ActivityPub; absent in tests that do not need it (then nothing federates). */
   federation?: FederationService;
+  /**
+   * The egress guard of the fetches routes start (feeds, images); the
+   * portable one when absent (lib/net/egress.ts). main.ts gives Deno's
+   * pinned one (deno/egress.ts).
+   */
+  egress?: EgressFetch;
 }
 
 /** Dependencies plus what createApp derives from them, handed to every route module. */

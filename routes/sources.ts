@@ -284,6 +284,7 @@ export async function sourceSyncDeps(deps: AppDeps): Promise<SyncDeps> {
     clock: deps.clock,
     federation: deps.federation,
     allowPrivateAddresses: deps.config.allowPrivateAddresses,
+    egress: deps.egress,
     baseUrl: deps.config.baseUrl,
     images: importMediaOf(deps),
   }, await getSettings(db));
@@ -448,6 +449,7 @@ export function sourceRoutes(deps: RouteDeps) {
               fetch: {
                 allowPrivateAddress: deps.config.allowPrivateAddresses,
                 userAgent: quandoUserAgent(deps.config.baseUrl),
+                egress: deps.egress,
               },
             },
           ),

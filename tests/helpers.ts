@@ -14,6 +14,7 @@ import { type Config, loadConfig } from "../lib/config.ts";
 import { prepareInstance } from "../lib/instance.ts";
 import { silentLogger } from "../lib/log.ts";
 import { createDbMediaStore } from "../lib/media/store.ts";
+import type { EgressFetch } from "../lib/net/egress.ts";
 import { createUser, type UserRow } from "../lib/users.ts";
 import { type App, createApp } from "../routes/mod.ts";
 import type { FederationService } from "../lib/federation/service.ts";
@@ -52,6 +53,8 @@ export interface TestAppOptions {
     FederationSetupOptions,
     "manualQueue" | "concurrency" | "deferPublication"
   >;
+  /** The egress guard of the app's and the federation's fetches (portable by default). */
+  egress?: EgressFetch;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function createTestApp(
       // unless a test asks for the deferred publication of remote ones.
       deferPublication: false,
       ...options.federation,
+      egress: options.egress,
       keyPairs: await testKeyPairs,
     },
   );
@@ -107,6 +111,7 @@ export async function createTestApp(
     log: silentLogger,
     media: createDbMediaStore(database.db, clock),
     federation,
+    egress: options.egress,
   });
   return {
     app,

@@ -42,6 +42,7 @@ import {
   type FederationUrls,
 } from "./object.ts";
 import type { LibsqlMessageQueue } from "./store.ts";
+import type { EgressFetch } from "../net/egress.ts";
 import {
   type BundlingQueue,
   createBundlingQueue,
@@ -103,6 +104,11 @@ export interface FederationDeps {
   keyPairs?: ActorKeyPairs;
   /** Tighter fetch limits (tests); Quando's defaults otherwise. */
   fetchLimits?: Partial<Omit<FetchLimits, "allowPrivateAddress">>;
+  /**
+   * The egress guard every fetch goes through (lib/net/egress.ts); the
+   * portable one when absent. main.ts gives Deno's pinned one.
+   */
+  egress?: EgressFetch;
   /**
    * Publications are left to the queue, after the response (remote
    * databases, where each statement is a round trip); otherwise the writer
@@ -225,6 +231,7 @@ export function createFederationCore(
   const fetchLimits: FetchLimits = {
     allowPrivateAddress: deps.allowPrivateAddresses,
     userAgent: quandoUserAgent(baseUrl),
+    egress: deps.egress,
     ...deps.fetchLimits,
   };
   // Every GET is signed by the instance actor (draft-cavage), so servers

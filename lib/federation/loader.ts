@@ -2,7 +2,7 @@
  * The one way Quando fetches anything from the fediverse (actors, keys,
  * objects, WebFinger, NodeInfo; contexts come from memory only): every
  * request has a size cap, a timeout and a cap on redirects, and every hop is
- * checked against the private-address rule.
+ * sent through the egress guard (lib/net/egress.ts).
  */
 import { signRequest } from "@fedify/fedify";
 import {
@@ -12,8 +12,14 @@ import {
   getRemoteDocument,
   getUserAgent,
   type RemoteDocument,
-  validatePublicUrl,
 } from "@fedify/vocab-runtime";
+import {
+  AddressNotAllowedError,
+  COULD_NOT_CONNECT,
+  type EgressFetch,
+  isAbort,
+  portableEgress,
+} from "../net/egress.ts";
 import { knownContext } from "./contexts.ts";
 
 /** Largest document read from a remote server. */
@@ -31,6 +37,11 @@ export interface FetchLimits {
   maxBytes?: number;
   timeoutMs?: number;
   maxRedirects?: number;
+  /**
+   * The guard each request goes through (lib/net/egress.ts): the portable
+   * one by default, Deno's pinned one when main.ts injects it.
+   */
+  egress?: EgressFetch;
 }
 
 /** Signs each GET as the given key (authorized fetch), when set. */
@@ -108,9 +119,12 @@ export interface LimitedResponse {
 
 /**
  * One GET under Quando's fetch rules: http(s) only, each hop of at most
- * `maxRedirects` redirects checked against the private-address rule, the
- * body read only for a 2xx answer and at most `maxBytes`. Any other status
- * (304 included) is returned with an empty body.
+ * `maxRedirects` redirects sent through the egress guard (public addresses
+ * only, unless allowed), the body read only for a 2xx answer and at most
+ * `maxBytes`. Any other status (304 included) is returned with an empty
+ * body. A refused or unreachable host throws a FetchError that says
+ * "address not allowed" or "could not connect", never which address the
+ * name resolved to.
  */
 export async function limitedGet(
   url: string,
@@ -131,16 +145,28 @@ export async function limitedGet(
     if (target.protocol !== "https:" && target.protocol !== "http:") {
       throw new FetchError(href, `Unsupported protocol ${target.protocol}`);
     }
-    if (!limits.allowPrivateAddress) await validatePublicUrl(href);
     let request = new Request(href, {
       headers: { ...options.headers, "User-Agent": limits.userAgent },
       redirect: "manual",
     });
     if (options.sign) request = await options.sign(request);
-    const response = await fetch(request, {
-      redirect: "manual",
-      signal: options.signal,
-    });
+    let response: Response;
+    try {
+      response = await (limits.egress ?? portableEgress)(request, {
+        signal: options.signal,
+        allowPrivateAddress: limits.allowPrivateAddress,
+      });
+    } catch (error) {
+      if (isAbort(error) || options.signal.aborted) throw error;
+      // The guard's own words carry no address; anything else (the
+      // runtime's connection errors name the address) is said plainly.
+      throw new FetchError(
+        href,
+        error instanceof AddressNotAllowedError
+          ? error.message
+          : COULD_NOT_CONNECT,
+      );
+    }
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel();
@@ -164,7 +190,10 @@ export async function limitedGet(
       url: href,
       status: response.status,
       headers: response.headers,
-      body: await readCapped(href, response, maxBytes),
+      body: await readCapped(href, response, maxBytes).catch((error) => {
+        if (error instanceof FetchError || isAbort(error)) throw error;
+        throw new FetchError(href, COULD_NOT_CONNECT);
+      }),
       hops,
     };
   }
@@ -174,8 +203,8 @@ export async function limitedGet(
  * A document loader with Quando's limits. Known contexts answer from memory;
  * anything else is fetched with `Accept: application/activity+json`, at most
  * `maxBytes` (1 MiB), within `timeoutMs` (10 s) for the whole chain of at most
- * `maxRedirects` (5) redirects, each hop refused when it is a private address
- * (unless allowed). With a signer (or a function giving one, null for none),
+ * `maxRedirects` (5) redirects, each hop through the egress guard (public
+ * addresses only, unless allowed). With a signer (or a function giving one, null for none),
  * requests are signed (draft-cavage).
  */
 export function createDocumentLoader(

@@ -7,6 +7,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { ActorKeyPairs } from "./keys.ts";
+import type { EgressFetch } from "../net/egress.ts";
 import { createFederationService, type FederationService } from "./service.ts";
 import { createLibsqlKvStore, createLibsqlMessageQueue } from "./store.ts";
 
@@ -59,6 +60,8 @@ export interface FederationSetupOptions {
    * publishing in the request would cost it several round trips.
    */
   deferPublication?: boolean;
+  /** The egress guard of every fetch (main.ts: Deno's pinned one). */
+  egress?: EgressFetch;
 }
 
 /** The federation service for an app: libSQL KV and queue on the app's database. */
@@ -86,5 +89,6 @@ export function createFederationForDatabase(
     outboxRetryPolicy: options.outboxRetryPolicy,
     keyPairs: options.keyPairs,
     deferPublication: options.deferPublication ?? !database.embedded,
+    egress: options.egress,
   });
 }

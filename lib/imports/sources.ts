@@ -28,6 +28,7 @@ import { findUserById, type UserRow } from "../users.ts";
 import { applyImport, type ImportDeps } from "./apply.ts";
 import { urlImageImport } from "./images.ts";
 import type { MediaStore } from "../media/store.ts";
+import type { EgressFetch } from "../net/egress.ts";
 import { IcsBudgetError, type IcsReading, readIcs } from "./ics.ts";
 
 export type SourceRow = typeof sources.$inferSelect;
@@ -286,15 +287,18 @@ export function syncDepsOf(
     clock: Clock;
     federation?: FederationService;
     allowPrivateAddresses: boolean;
+    /** The egress guard (the portable one when absent). */
+    egress?: EgressFetch;
     baseUrl: string;
     /** Where feeds' images are stored (absent: images are left out). */
     images?: ImportMedia;
   },
   settings: Settings,
 ): SyncDeps {
-  const fetchLimits = {
+  const fetchLimits: FetchLimits = {
     allowPrivateAddress: parts.allowPrivateAddresses,
     userAgent: quandoUserAgent(parts.baseUrl),
+    egress: parts.egress,
   };
   return {
     ...importDepsOf(
