@@ -164,12 +164,15 @@ export function federationMiddleware(
       const result = await federation.handle(c.req.raw);
       if ("response" in result) return await inErrorShape(result.response);
       if (result.notAcceptable) {
-        // A browser on an event object: send it to the event's page.
-        const object = /^\/federation\/m\/(\d+)$/.exec(path);
+        // A browser on an event object: send it to the event's page when the
+        // object is served; any other id is not found, as it is when asked
+        // for as ActivityPub (no slug of a hidden event, no tell-tale 406).
+        const object = /^\/federation\/m\/([^/]+)$/.exec(path);
         if (object) {
-          const [row] = await deps.database.db.select({ slug: events.slug })
-            .from(events).where(eq(events.id, Number(object[1])));
-          if (row) return c.redirect(`/event/${row.slug}`, 302);
+          const id = /^[1-9]\d{0,15}$/.test(object[1]) ? Number(object[1]) : 0;
+          const slug = id ? await federation.servedEventSlug(id) : null;
+          if (slug === null) throw notFound("Object");
+          return c.redirect(`/event/${slug}`, 302);
         }
         throw new ApiError(
           406,

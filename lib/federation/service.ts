@@ -23,6 +23,7 @@ import {
   createFederationCore,
   decodeURIComponentSafe,
   type FederationDeps,
+  isFederated,
 } from "./core.ts";
 import {
   nodeInfo,
@@ -115,6 +116,13 @@ export interface FederationService {
    * place is unknown.
    */
   placeObject(id: number): Promise<Record<string, unknown> | null>;
+  /**
+   * The slug of the event served at `/federation/m/{id}`, for a browser sent
+   * to its page; null when no object is served there (unknown, hidden,
+   * deleted, a series' template, a remote event, federation off), so that
+   * such an id answers as one that never existed.
+   */
+  servedEventSlug(id: number): Promise<string | null>;
 }
 
 /**
@@ -222,6 +230,12 @@ export function createFederationService(
 
     hasQueuedWork() {
       return source.hasLocalWork?.() ?? false;
+    },
+
+    async servedEventSlug(id) {
+      if (!(await activeSettings())) return null;
+      const [row] = await db.select().from(events).where(eq(events.id, id));
+      return isFederated(row ?? null) ? row.slug : null;
     },
 
     async placeObject(id) {
