@@ -9,9 +9,11 @@ import { upsertRemoteEvent } from "../lib/events/write.ts";
 import {
   call,
   createTestApp,
+  sqlDuring,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
+import { get, signIn } from "./web-helpers.ts";
 
 const AP = "application/activity+json";
 const DAY = 86_400;
@@ -203,6 +205,173 @@ Deno.test("hidden, unconfirmed and deleted events answer like unknown ones on th
         } else assert.deepEqual(got, expected, `${made.slug}${suffix}`);
       }
     }
+  } finally {
+    ctx.close();
+  }
+});
+
+/** Every public surface that shows one place, by id. */
+const PLACE_SURFACES: [string, (id: number) => string, string][] = [
+  ["the API", (id) => `/api/places/${id}`, "application/json"],
+  ["the page", (id) => `/place/${id}`, "text/html"],
+  ["the ActivityPub object", (id) => `/federation/p/${id}`, AP],
+  ["the feed", (id) => `/feed/rss/place/${id}`, "application/rss+xml"],
+  ["the filtered feed", (id) => `/feed/rss?places=${id}`, "application/json"],
+];
+
+Deno.test("a place named only by hidden or unconfirmed events answers like an unknown one, and is never listed nor offered", async () => {
+  const ctx = await createTestApp();
+  try {
+    const e = await eventsOfEveryKind(ctx);
+    const never = 987654;
+    for (const [what, path, accept] of PLACE_SURFACES) {
+      const expected = await shapeOf(
+        await call(ctx, "GET", path(never), { headers: { accept } }),
+        never,
+      );
+      assert.ok(expected.status >= 400, what);
+      for (const made of [e.hidden, e.unconfirmed]) {
+        const id = made.place!.id;
+        const got = await shapeOf(
+          await call(ctx, "GET", path(id), { headers: { accept } }),
+          id,
+        );
+        if (accept === "text/html") {
+          assert.equal(got.status, expected.status, what);
+          assert.doesNotMatch(got.body, /Back room|Cellar|Nascosta|Cieco/);
+        } else assert.deepEqual(got, expected, `${what} ${id}`);
+      }
+    }
+    // The search page: an unknown place, whatever its id.
+    for (const made of [e.hidden, e.unconfirmed]) {
+      const res = await call(ctx, "GET", `/search?places=${made.place!.id}`);
+      assert.equal(res.status, 400);
+      assert.doesNotMatch(await res.text(), /Back room|Cellar/);
+    }
+    // Never listed: searches, the embed builder's and the forms' choices.
+    for (
+      const path of [
+        "/api/places",
+        "/api/places?search=room",
+        "/api/places?search=Nascosta",
+        "/api/places?search=Cellar",
+        "/embed/new",
+        "/search",
+        "/places",
+      ]
+    ) {
+      const res = await call(ctx, "GET", path);
+      assert.equal(res.status, 200, path);
+      assert.doesNotMatch(await res.text(), /Back room|Cellar|Nascosta/, path);
+    }
+    const form = await call(ctx, "GET", "/submit");
+    assert.doesNotMatch(await form.text(), /Back room|Cellar|Nascosta/);
+    // Nor can an event borrow it by id (and so show it).
+    const borrowed = await call(ctx, "POST", "/api/events", {
+      token: e.token,
+      json: {
+        title: "Borrow",
+        start_datetime: Math.floor(ctx.clock.now().getTime() / 1000) + DAY,
+        place_id: e.hidden.place!.id,
+      },
+    });
+    const unknown = await call(ctx, "POST", "/api/events", {
+      token: e.token,
+      json: {
+        title: "Borrow",
+        start_datetime: Math.floor(ctx.clock.now().getTime() / 1000) + DAY,
+        place_id: never,
+      },
+    });
+    assert.deepEqual(
+      await shapeOf(borrowed, e.hidden.place!.id),
+      await shapeOf(unknown, never),
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("a place is public while a visible event names it: confirming shows it, hiding ends it, cached answers included", async () => {
+  // Cached answers live a minute here: only the write's change marker ends them.
+  const ctx = await createTestApp({ env: { PUBLIC_CACHE_MS: "60000" } });
+  try {
+    const e = await eventsOfEveryKind(ctx);
+    const id = e.hidden.place!.id;
+    const toggle = async () => {
+      const res = await call(ctx, "PUT", `/api/events/${e.hidden.id}/toggle`, {
+        token: e.token,
+      });
+      assert.equal(res.status, 200);
+    };
+    await toggle(); // visible
+    for (const [what, path, accept] of PLACE_SURFACES) {
+      const res = await call(ctx, "GET", path(id), { headers: { accept } });
+      assert.equal(res.status, 200, what);
+      assert.match(await res.text(), /Back room/, what);
+    }
+    const listed = await call(ctx, "GET", "/api/places?search=room");
+    assert.equal((await listed.json()).length, 1);
+    await toggle(); // hidden again: the cached page and feed go too
+    for (const [what, path, accept] of PLACE_SURFACES) {
+      const res = await call(ctx, "GET", path(id), { headers: { accept } });
+      assert.ok(res.status >= 400, what);
+      assert.doesNotMatch(await res.text(), /Back room/, what);
+    }
+
+    // Its owner keeps it on their hidden event; an admin may still edit it.
+    const kept = await call(ctx, "PATCH", `/api/events/${e.hidden.id}`, {
+      token: e.token,
+      json: { title: "Secret rehearsal", place_id: id },
+    });
+    assert.equal(kept.status, 200, await kept.clone().text());
+    const edited = await call(ctx, "PUT", `/api/places/${id}`, {
+      token: e.admin.token,
+      json: { name: "Back room", address: "Via Nascosta 8" },
+    });
+    assert.equal(edited.status, 200);
+    // Their forms offer it (here, the calendar subscriptions' default place).
+    const sources = await get(
+      ctx,
+      "/admin/sources",
+      await signIn(ctx, e.admin),
+    );
+    assert.equal(sources.status, 200);
+    assert.match(await sources.text(), /Back room/);
+    // And a moderator may name it by id.
+    const moderated = await call(ctx, "POST", "/api/events", {
+      token: e.admin.token,
+      json: {
+        title: "Moderated",
+        start_datetime: Math.floor(ctx.clock.now().getTime() / 1000) + DAY,
+        place_id: e.unconfirmed.place!.id,
+      },
+    });
+    assert.equal(moderated.status, 201);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("whether a place is public is read through events_place_idx, in the statement that reads the places", async () => {
+  const ctx = await createTestApp();
+  try {
+    await eventsOfEveryKind(ctx);
+    const seen = await sqlDuring(ctx, async () => {
+      const res = await call(ctx, "GET", "/api/places?search=room");
+      assert.equal(res.status, 200);
+    });
+    const statement = seen.find((s) => /from "places"/.test(s));
+    assert.ok(statement, seen.join("\n"));
+    assert.equal(seen.length, 1, seen.join("\n"));
+    // deno-lint-ignore no-explicit-any -- the libSQL client under Drizzle
+    const client = (ctx.database.db as any).$client;
+    const plan = await client.execute({
+      sql: `explain query plan ${statement}`,
+      args: [...statement.matchAll(/\?/g)].map(() => "%room%"),
+    });
+    const text = plan.rows.map((r: { detail: string }) => r.detail).join("\n");
+    assert.match(text, /USING (COVERING )?INDEX events_place_idx/, text);
   } finally {
     ctx.close();
   }

@@ -11,6 +11,7 @@
 import type { Federation } from "@fedify/fedify";
 import { and, eq, isNotNull, lt, sql } from "drizzle-orm";
 import { events, places } from "../../db/schema.ts";
+import { publicPlace } from "../events/access.ts";
 import type { ApUserRow } from "../events/serialize.ts";
 import {
   deleteEventsById,
@@ -113,7 +114,7 @@ export interface FederationService {
   /**
    * The Place object of `/federation/p/{id}` as JSON-LD, written by hand
    * (Fedify's Place has no `address`); null when federation is off or the
-   * place is unknown.
+   * place is unknown or not public (publicPlace).
    */
   placeObject(id: number): Promise<Record<string, unknown> | null>;
   /**
@@ -240,7 +241,9 @@ export function createFederationService(
 
     async placeObject(id) {
       if (!(await activeSettings())) return null;
-      const [place] = await db.select().from(places).where(eq(places.id, id));
+      const [place] = await db.select().from(places).where(
+        and(eq(places.id, id), publicPlace(places.id)),
+      );
       return place ? buildPlaceObject(baseUrl, place) : null;
     },
 
