@@ -5,8 +5,6 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { eq } from "drizzle-orm";
-import { events } from "../db/schema.ts";
 import { ApiError, notFound } from "../lib/errors.ts";
 import {
   findActorWithInstance,
@@ -141,19 +139,11 @@ export function federationMiddleware(
       } catch {
         throw notFound("Event");
       }
-      const [row] = await deps.database.db.select({
-        id: events.id,
-        ap_id: events.ap_id,
-        apUserApId: events.apUserApId,
-        is_visible: events.is_visible,
-      }).from(events).where(eq(events.slug, slug));
-      // Hidden events are 404 here as on their HTML page.
-      if (!row || !row.is_visible) throw notFound("Event");
-      // A remote event's object lives on its own server.
-      if (row.apUserApId !== null && row.ap_id) {
-        return c.redirect(row.ap_id, 302);
-      }
-      return c.redirect(`${deps.config.baseUrl}/federation/m/${row.id}`, 302);
+      // Hidden events are 404 here as on their HTML page; a series'
+      // template has no object, a remote event's lives on its own server.
+      const url = await federation.eventObjectUrl(slug);
+      if (url === null) throw notFound("Event");
+      return c.redirect(url, 302);
     }
     if (
       // Only what Fedify serves: other /.well-known paths (OAuth metadata)

@@ -4,7 +4,8 @@
  * a place is public only through a visible event that names it.
  */
 import assert from "node:assert/strict";
-import { apUsers } from "../db/schema.ts";
+import { eq } from "drizzle-orm";
+import { apUsers, events } from "../db/schema.ts";
 import { upsertRemoteEvent } from "../lib/events/write.ts";
 import {
   call,
@@ -164,7 +165,7 @@ Deno.test("/federation/m/{id}: hidden, unconfirmed, deleted, template and remote
   }
 });
 
-Deno.test("hidden, unconfirmed and deleted events answer like unknown ones on the API, the event page (HTML, ActivityPub, .ics)", async () => {
+Deno.test("hidden, unconfirmed and deleted events answer like unknown ones on the API and the event page (HTML, ActivityPub, .ics); a page without an object is no ActivityPub redirect", async () => {
   const ctx = await createTestApp();
   try {
     const e = await eventsOfEveryKind(ctx);
@@ -205,6 +206,28 @@ Deno.test("hidden, unconfirmed and deleted events answer like unknown ones on th
         } else assert.deepEqual(got, expected, `${made.slug}${suffix}`);
       }
     }
+    // Asked for as ActivityPub, a page whose event has no object (a series'
+    // template, a remote event whose actor is since blocked) is no redirect.
+    await ctx.database.db.update(apUsers).set({ blocked: true });
+    const [remote] = await ctx.database.db.select({ slug: events.slug })
+      .from(events).where(eq(events.id, e.remote.id));
+    const unknownAp = await shapeOf(
+      await call(ctx, "GET", `/event/${slug}`, { headers: { accept: AP } }),
+    );
+    for (const other of [e.series.slug, remote.slug]) {
+      const res = await call(ctx, "GET", `/event/${other}`, {
+        headers: { accept: AP },
+      });
+      assert.deepEqual(await shapeOf(res), unknownAp, other);
+    }
+    const object = await call(ctx, "GET", `/event/${e.visible.slug}`, {
+      headers: { accept: AP },
+    });
+    assert.equal(object.status, 302);
+    assert.equal(
+      object.headers.get("location"),
+      `${ctx.config.baseUrl}/federation/m/${e.visible.id}`,
+    );
   } finally {
     ctx.close();
   }

@@ -10,7 +10,7 @@
  */
 import type { Federation } from "@fedify/fedify";
 import { and, eq, isNotNull, lt, sql } from "drizzle-orm";
-import { events, places } from "../../db/schema.ts";
+import { apUsers, events, places } from "../../db/schema.ts";
 import { publicPlace } from "../events/access.ts";
 import type { ApUserRow } from "../events/serialize.ts";
 import {
@@ -124,6 +124,12 @@ export interface FederationService {
    * such an id answers as one that never existed.
    */
   servedEventSlug(id: number): Promise<string | null>;
+  /**
+   * Where the ActivityPub object of the event page `/event/{slug}` lives: a
+   * served local object, or a remote event's own (unless its actor is
+   * blocked, when its page is not shown either); null for any other slug.
+   */
+  eventObjectUrl(slug: string): Promise<string | null>;
 }
 
 /**
@@ -237,6 +243,20 @@ export function createFederationService(
       if (!(await activeSettings())) return null;
       const [row] = await db.select().from(events).where(eq(events.id, id));
       return isFederated(row ?? null) ? row.slug : null;
+    },
+
+    async eventObjectUrl(slug) {
+      const [row] = await db.select({
+        event: events,
+        blocked: apUsers.blocked,
+      }).from(events).leftJoin(apUsers, eq(apUsers.ap_id, events.apUserApId))
+        .where(eq(events.slug, slug));
+      if (!row || !row.event.is_visible) return null;
+      const { event } = row;
+      if (event.apUserApId !== null) {
+        return event.ap_id && !row.blocked ? event.ap_id : null;
+      }
+      return isFederated(event) ? `${baseUrl}/federation/m/${event.id}` : null;
     },
 
     async placeObject(id) {
