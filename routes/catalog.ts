@@ -55,7 +55,8 @@ const placesRoute = createRoute({
   method: "get",
   path: "/api/places",
   tags: ["places"],
-  summary: "Places whose name or address matches",
+  summary:
+    "Public places (named by a visible event) whose name or address matches",
   request: {
     query: z.object({
       search: z.string().max(200).optional().default(""),
@@ -80,7 +81,8 @@ const placeRoute = createRoute({
   method: "get",
   path: "/api/places/{id}",
   tags: ["places"],
-  summary: "A place with its upcoming events (at most 100)",
+  summary:
+    "A public place (named by a visible event) with its upcoming events (at most 100); any other id is 404",
   request: { params: IdParam },
   responses: {
     200: {

@@ -5,8 +5,6 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { eq } from "drizzle-orm";
-import { events } from "../db/schema.ts";
 import { ApiError, notFound } from "../lib/errors.ts";
 import {
   findActorWithInstance,
@@ -141,19 +139,11 @@ export function federationMiddleware(
       } catch {
         throw notFound("Event");
       }
-      const [row] = await deps.database.db.select({
-        id: events.id,
-        ap_id: events.ap_id,
-        apUserApId: events.apUserApId,
-        is_visible: events.is_visible,
-      }).from(events).where(eq(events.slug, slug));
-      // Hidden events are 404 here as on their HTML page.
-      if (!row || !row.is_visible) throw notFound("Event");
-      // A remote event's object lives on its own server.
-      if (row.apUserApId !== null && row.ap_id) {
-        return c.redirect(row.ap_id, 302);
-      }
-      return c.redirect(`${deps.config.baseUrl}/federation/m/${row.id}`, 302);
+      // Hidden events are 404 here as on their HTML page; a series'
+      // template has no object, a remote event's lives on its own server.
+      const url = await federation.eventObjectUrl(slug);
+      if (url === null) throw notFound("Event");
+      return c.redirect(url, 302);
     }
     if (
       // Only what Fedify serves: other /.well-known paths (OAuth metadata)
@@ -164,12 +154,15 @@ export function federationMiddleware(
       const result = await federation.handle(c.req.raw);
       if ("response" in result) return await inErrorShape(result.response);
       if (result.notAcceptable) {
-        // A browser on an event object: send it to the event's page.
-        const object = /^\/federation\/m\/(\d+)$/.exec(path);
+        // A browser on an event object: send it to the event's page when the
+        // object is served; any other id is not found, as it is when asked
+        // for as ActivityPub (no slug of a hidden event, no tell-tale 406).
+        const object = /^\/federation\/m\/([^/]+)$/.exec(path);
         if (object) {
-          const [row] = await deps.database.db.select({ slug: events.slug })
-            .from(events).where(eq(events.id, Number(object[1])));
-          if (row) return c.redirect(`/event/${row.slug}`, 302);
+          const id = /^[1-9]\d{0,15}$/.test(object[1]) ? Number(object[1]) : 0;
+          const slug = id ? await federation.servedEventSlug(id) : null;
+          if (slug === null) throw notFound("Object");
+          return c.redirect(`/event/${slug}`, 302);
         }
         throw new ApiError(
           406,

@@ -1,4 +1,6 @@
-/** Who may see and change an event. */
+/** Who may see and change an event, and which places are public. */
+import { type SQL, sql, type SQLWrapper } from "drizzle-orm";
+import { events } from "../../db/schema.ts";
 import type { UserRow } from "../users.ts";
 import type { EventRow } from "./serialize.ts";
 
@@ -23,4 +25,14 @@ export function canSeeEvent(
   event: Pick<EventRow, "userId" | "is_visible">,
 ): boolean {
   return event.is_visible || canEditEvent(user, event);
+}
+
+/**
+ * Whether the place `placeId` is public: a visible event (local or remote,
+ * past or upcoming, a series' template too) names it, so its page shows the
+ * place anyway. Places only hidden, unconfirmed or deleted events name answer
+ * as unknown ones. One EXISTS through events_place_idx.
+ */
+export function publicPlace(placeId: SQLWrapper | number): SQL {
+  return sql`exists (select 1 from ${events} where ${events.placeId} = ${placeId} and ${events.is_visible} = 1)`;
 }

@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { conflict, isUniqueViolation, notFound } from "../errors.ts";
+import { publicPlace } from "./access.ts";
 import { lastMoment, listableConditions } from "./list.ts";
 import {
   selectAsOne,
@@ -52,21 +53,32 @@ export async function searchTags(db: Db, search: string, limit: number) {
   return rows;
 }
 
-/** Places whose name or address matches, by name. */
-export async function searchPlaces(db: Db, search: string, limit: number) {
+/**
+ * Public places (publicPlace) whose name or address matches, by name; with
+ * `every`, all places (the forms of editors and admins).
+ */
+export async function searchPlaces(
+  db: Db,
+  search: string,
+  limit: number,
+  { every = false }: { every?: boolean } = {},
+) {
   const pattern = `%${likeEscape(search.trim())}%`;
   const rows = await db.select().from(places).where(
-    search.trim()
-      ? or(
-        sql`${places.name} like ${pattern} escape '\\'`,
-        sql`${places.address} like ${pattern} escape '\\'`,
-      )
-      : undefined,
+    and(
+      search.trim()
+        ? or(
+          sql`${places.name} like ${pattern} escape '\\'`,
+          sql`${places.address} like ${pattern} escape '\\'`,
+        )
+        : undefined,
+      every ? undefined : publicPlace(places.id),
+    ),
   ).orderBy(asc(places.name), asc(places.id)).limit(limit);
   return rows.map(serializePlace);
 }
 
-/** A place with its upcoming listable events (bounded): one round trip. */
+/** A public place with its upcoming listable events (bounded): one round trip. */
 export async function getPlaceWithEvents(
   db: Db,
   id: number,
@@ -74,7 +86,9 @@ export async function getPlaceWithEvents(
   limit: number,
 ) {
   const [[place], rows] = await selectAsOne<[PlaceRow[], SummaryRow[]]>(db, [
-    db.select().from(places).where(eq(places.id, id)),
+    db.select().from(places).where(
+      and(eq(places.id, id), publicPlace(places.id)),
+    ),
     selectSummaries(db).where(
       and(
         ...listableConditions(true),
@@ -129,15 +143,20 @@ export async function updatePlace(
 }
 
 /**
- * The place a form names by its name alone (any case), when exactly one
- * place has that name; otherwise undefined (a new place is made, or the
- * one with that name and no address).
+ * The public place a form names by its name alone (any case), when exactly
+ * one has that name; otherwise undefined (a new place is made, or the one
+ * with that name and no address).
  */
 export async function placeIdByName(
   db: Db,
   name: string,
 ): Promise<number | undefined> {
   const rows = await db.select({ id: places.id }).from(places)
-    .where(sql`${places.name} = ${name.trim()} collate nocase`).limit(2);
+    .where(
+      and(
+        sql`${places.name} = ${name.trim()} collate nocase`,
+        publicPlace(places.id),
+      ),
+    ).limit(2);
   return rows.length === 1 ? rows[0].id : undefined;
 }

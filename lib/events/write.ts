@@ -26,7 +26,12 @@ import {
 } from "../errors.ts";
 import type { Settings } from "../settings.ts";
 import type { UserRow } from "../users.ts";
-import { canEditEvent, canSeeEvent } from "./access.ts";
+import {
+  canEditEvent,
+  canSeeEvent,
+  isModerator,
+  publicPlace,
+} from "./access.ts";
 import { allReads, type BatchRead, runRead } from "./load.ts";
 import { occurrenceStarts, parseRecurrence } from "./recurrence.ts";
 import { sanitizeDescription } from "./sanitize.ts";
@@ -134,15 +139,31 @@ function placeIdSql(ref: PlaceRef): SQL | number | null {
 /**
  * What validating an input needs to read: the place it names (by id, or by
  * name and address) and the media files it references. Statements for the
- * batch that reads everything a write checks.
+ * batch that reads everything a write checks. A place named by id must be
+ * public (publicPlace), the event's own (`eventId`'s) or named by a
+ * moderator: any other id is unknown, so that an event cannot show a place
+ * nobody may see.
  */
-function lookupQuery(db: Db, input: EventInput): BatchRead<Lookups> {
+function lookupQuery(
+  db: Db,
+  input: EventInput,
+  user: UserRow | null,
+  eventId?: number,
+): BatchRead<Lookups> {
   const statements: BatchItem[] = [];
   const placeAt = statements.length;
   if (input.place_id != null) {
     statements.push(
       db.select({ id: places.id }).from(places).where(
-        eq(places.id, input.place_id),
+        and(
+          eq(places.id, input.place_id),
+          isModerator(user) ? undefined : or(
+            publicPlace(places.id),
+            eventId === undefined
+              ? undefined
+              : sql`${places.id} = (select ${events.placeId} from ${events} where ${events.id} = ${eventId})`,
+          ),
+        ),
       ),
     );
   } else if (input.place_name !== undefined) {
@@ -750,7 +771,7 @@ export async function createEvent<T = undefined>(
     const [lookups, taken] = await runRead(
       db,
       allReads(
-        lookupQuery(db, input),
+        lookupQuery(db, input, user),
         base ? takenSlugsQuery(db, [], base) : noAnswer,
       ),
     );
@@ -910,7 +931,7 @@ export async function updateEvent<T = undefined>(
     allReads(
       familyQuery(db, id),
       familyTagsQuery(db, id),
-      lookupQuery(db, input),
+      lookupQuery(db, input, user, id),
       // Slugs a series' new occurrences might take (they start with its slug).
       takenSlugsQuery(
         db,

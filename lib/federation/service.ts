@@ -10,7 +10,8 @@
  */
 import type { Federation } from "@fedify/fedify";
 import { and, eq, isNotNull, lt, sql } from "drizzle-orm";
-import { events, places } from "../../db/schema.ts";
+import { apUsers, events, places } from "../../db/schema.ts";
+import { publicPlace } from "../events/access.ts";
 import type { ApUserRow } from "../events/serialize.ts";
 import {
   deleteEventsById,
@@ -23,6 +24,7 @@ import {
   createFederationCore,
   decodeURIComponentSafe,
   type FederationDeps,
+  isFederated,
 } from "./core.ts";
 import {
   nodeInfo,
@@ -112,9 +114,22 @@ export interface FederationService {
   /**
    * The Place object of `/federation/p/{id}` as JSON-LD, written by hand
    * (Fedify's Place has no `address`); null when federation is off or the
-   * place is unknown.
+   * place is unknown or not public (publicPlace).
    */
   placeObject(id: number): Promise<Record<string, unknown> | null>;
+  /**
+   * The slug of the event served at `/federation/m/{id}`, for a browser sent
+   * to its page; null when no object is served there (unknown, hidden,
+   * deleted, a series' template, a remote event, federation off), so that
+   * such an id answers as one that never existed.
+   */
+  servedEventSlug(id: number): Promise<string | null>;
+  /**
+   * Where the ActivityPub object of the event page `/event/{slug}` lives: a
+   * served local object, or a remote event's own (unless its actor is
+   * blocked, when its page is not shown either); null for any other slug.
+   */
+  eventObjectUrl(slug: string): Promise<string | null>;
 }
 
 /**
@@ -224,9 +239,31 @@ export function createFederationService(
       return source.hasLocalWork?.() ?? false;
     },
 
+    async servedEventSlug(id) {
+      if (!(await activeSettings())) return null;
+      const [row] = await db.select().from(events).where(eq(events.id, id));
+      return isFederated(row ?? null) ? row.slug : null;
+    },
+
+    async eventObjectUrl(slug) {
+      const [row] = await db.select({
+        event: events,
+        blocked: apUsers.blocked,
+      }).from(events).leftJoin(apUsers, eq(apUsers.ap_id, events.apUserApId))
+        .where(eq(events.slug, slug));
+      if (!row || !row.event.is_visible) return null;
+      const { event } = row;
+      if (event.apUserApId !== null) {
+        return event.ap_id && !row.blocked ? event.ap_id : null;
+      }
+      return isFederated(event) ? `${baseUrl}/federation/m/${event.id}` : null;
+    },
+
     async placeObject(id) {
       if (!(await activeSettings())) return null;
-      const [place] = await db.select().from(places).where(eq(places.id, id));
+      const [place] = await db.select().from(places).where(
+        and(eq(places.id, id), publicPlace(places.id)),
+      );
       return place ? buildPlaceObject(baseUrl, place) : null;
     },
 

@@ -25,6 +25,7 @@ import {
   findCollectionWithFilters,
   selectionCondition,
 } from "../curation/collections.ts";
+import { publicPlace } from "../events/access.ts";
 import { invalidRequest, notFound } from "../errors.ts";
 import {
   lastMoment,
@@ -239,12 +240,16 @@ export function tagScopeQuery(db: Db, tag: string): ScopeQuery {
   };
 }
 
-/** Scope of a place; 404 (when read) when it does not exist. */
+/** Scope of a place; 404 (when read) when it does not exist or is not public. */
 export function placeScopeQuery(db: Db, id: number): ScopeQuery {
   const conditions = [isNull(events.apUserApId), eq(events.placeId, id)];
   return {
     conditions,
-    statements: [db.select().from(places).where(eq(places.id, id))],
+    statements: [
+      db.select().from(places).where(
+        and(eq(places.id, id), publicPlace(places.id)),
+      ),
+    ],
     read(results) {
       const [place] = results[0] as (typeof places.$inferSelect)[];
       if (!place) throw notFound("Place");
@@ -311,7 +316,9 @@ export function filteredScopeQuery(
         id: places.id,
         name: places.name,
         updatedAt: places.updatedAt,
-      }).from(places).where(inArray(places.id, placeIds)),
+      }).from(places).where(
+        and(inArray(places.id, placeIds), publicPlace(places.id)),
+      ),
     ],
     read(results) {
       const found = placeIds.length === 0

@@ -9,6 +9,7 @@ import type { Db } from "../../db/client.ts";
 import { apUsers, events, eventTags, places, tags } from "../../db/schema.ts";
 import { listCollectionEvents } from "../curation/collections.ts";
 import { ApiError } from "../errors.ts";
+import { publicPlace } from "../events/access.ts";
 import {
   lastMoment,
   listableConditions,
@@ -240,7 +241,7 @@ export async function loadTagPage(
   return { tag: row.tag, ...pageOf(found, at) };
 }
 
-/** A place with a page of its upcoming and past listed events; null for an unknown id. */
+/** A public place with a page of its upcoming and past listed events; null for any other id. */
 export async function loadPlacePage(
   db: Db,
   id: number,
@@ -255,7 +256,9 @@ export async function loadPlacePage(
     limitsOf(at),
   );
   const [placeRows, ...results] = await selectAsOne<unknown[][]>(db, [
-    db.select().from(places).where(eq(places.id, id)),
+    db.select().from(places).where(
+      and(eq(places.id, id), publicPlace(places.id)),
+    ),
     ...listing.statements,
   ] as BatchItem[]);
   const place = (placeRows as PlaceRow[])[0];

@@ -8,6 +8,7 @@
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
+import { publicPlace } from "../events/access.ts";
 import { type EventFilter, filterWindow } from "../events/filter.ts";
 import { listableConditions, searchPageQuery } from "../events/list.ts";
 import {
@@ -188,7 +189,7 @@ function formChoicesQuery(
   };
 }
 
-/** Names of the chosen places (unknown ids are left out). */
+/** Names of the chosen places (unknown and non-public ids are left out). */
 function placeNamesQuery(
   db: Db,
   ids: number[],
@@ -197,7 +198,7 @@ function placeNamesQuery(
   return {
     statements: [
       db.select({ id: places.id, name: places.name }).from(places)
-        .where(inArray(places.id, ids)),
+        .where(and(inArray(places.id, ids), publicPlace(places.id))),
     ],
     read(results) {
       return new Map(

@@ -177,7 +177,7 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
   /** The places and actors a filter may name. */
   const choices = async () => {
     const [places, actors] = await Promise.all([
-      searchPlaces(db, "", CHOICES),
+      searchPlaces(db, "", CHOICES, { every: true }),
       listActors(db, 1, 100),
     ]);
     return {

@@ -69,7 +69,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     const page = Math.min(options.page ?? 1, pages);
     const [rows, places] = await Promise.all([
       listSources(db, page, SOURCES_PAGE_SIZE),
-      searchPlaces(db, "", PLACES_OFFERED),
+      searchPlaces(db, "", PLACES_OFFERED, { every: true }),
     ]);
     const owners = new Map(
       (await listUsersByIds(db, [...new Set(rows.map((r) => r.userId))]))
