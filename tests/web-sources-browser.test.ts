@@ -115,3 +115,80 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a failing calendar says when it is tried again; paused, it offers Resume, which puts it back; axe finds no serious problem",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const feed = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      () => new Response("gone", { status: 404 }),
+    );
+    try {
+      await withServerAndBrowser({
+        ALLOW_PRIVATE_ADDRESSES: "true",
+      }, async (quando, browser) => {
+        const context = await phoneContext(browser);
+        const page = await context.newPage();
+        await signInThroughForm(page, quando.base, ADMIN, "/admin/sources");
+        await page.getByLabel("Calendar address").fill(
+          `http://127.0.0.1:${feed.addr.port}/gone.ics`,
+        );
+        await page.getByLabel("Name").fill("Old partner calendar");
+        await Promise.all([
+          page.waitForURL(/done=failed/),
+          page.getByRole("button", { name: "Add and sync now" }).click(),
+        ]);
+        assert.ok(
+          await page.getByText(/Failed syncs in a row: 1\. Next automatic try/)
+            .isVisible(),
+        );
+        // Paused (as after 8 failures, here through the API).
+        const login = await fetch(`${quando.base}/api/login/token`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(ADMIN),
+        });
+        const token = (await login.json()).access_token;
+        const [source] = await (await fetch(`${quando.base}/api/sources`, {
+          headers: { authorization: `Bearer ${token}` },
+        })).json();
+        const paused = await fetch(`${quando.base}/api/sources/${source.id}`, {
+          method: "PUT",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ paused: true }),
+        });
+        assert.equal((await paused.json()).paused, true);
+        await page.goto(`${quando.base}/admin/sources`);
+        assert.ok(
+          await page.getByText(/Paused: only synced by hand/).isVisible(),
+        );
+        await inspectPage(
+          page,
+          "/admin/sources (paused)",
+          "admin-sources-paused-phone.png",
+        );
+        await Promise.all([
+          page.waitForURL(/done=resumed/),
+          page.getByRole("button", { name: "Resume" }).click(),
+        ]);
+        assert.match(
+          await page.getByRole("status").textContent() ?? "",
+          /Calendar resumed/,
+        );
+        assert.equal(
+          await page.getByRole("button", { name: "Resume" }).count(),
+          0,
+        );
+        await context.close();
+      });
+    } finally {
+      await feed.shutdown();
+    }
+  },
+});

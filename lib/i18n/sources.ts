@@ -41,9 +41,9 @@ export const en = {
   "sources.by": "Events created as {email}",
   "sources.waits": "New events wait for confirmation",
   "sources.failing":
-    "{failures} syncs in a row failed: the next automatic try is at {when}.",
+    "Failed syncs in a row: {failures}. Next automatic try: {when}.",
   "sources.paused":
-    "Paused: only synced by hand until it is resumed ({failures} syncs in a row failed).",
+    "Paused: only synced by hand until it is resumed (failed syncs in a row: {failures}).",
   "sources.pausedByHand": "Paused: only synced by hand until it is resumed.",
   "sources.resume": "Resume",
   "sources.resumed": "Calendar resumed: it is synced every hour again.",
@@ -93,9 +93,9 @@ export const it: Record<keyof typeof en, string> = {
   "sources.by": "Eventi creati come {email}",
   "sources.waits": "I nuovi eventi attendono conferma",
   "sources.failing":
-    "{failures} sincronizzazioni di seguito non sono riuscite: il prossimo tentativo automatico è alle {when}.",
+    "Sincronizzazioni non riuscite di seguito: {failures}. Prossimo tentativo automatico: {when}.",
   "sources.paused":
-    "In pausa: sincronizzato solo a mano finché non viene ripreso ({failures} sincronizzazioni di seguito non sono riuscite).",
+    "In pausa: sincronizzato solo a mano finché non viene ripreso (sincronizzazioni non riuscite di seguito: {failures}).",
   "sources.pausedByHand":
     "In pausa: sincronizzato solo a mano finché non viene ripreso.",
   "sources.resume": "Riprendi",
