@@ -439,3 +439,30 @@ Deno.test("pinned egress: the document loader works through it (redirects, ALLOW
     await server.close();
   }
 });
+
+Deno.test("add_trust: an actor URL is fetched through the guarded loader only; when that fails, no second request (Fedify's WebFinger fallback) goes out", async () => {
+  // Every fetch of the process is answered here, so nothing leaves the
+  // machine; the host is a public address literal, which the guard lets by
+  // (a documentation-range one it would refuse).
+  const asked: string[] = [];
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (input: RequestInfo | URL) => {
+    const url = input instanceof Request ? input.url : String(input);
+    asked.push(new URL(url).pathname);
+    return Promise.resolve(new Response("not here", { status: 404 }));
+  };
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    const res = await call(ctx, "POST", "/api/ap_actors/add_trust", {
+      token: admin.token,
+      json: { url: "http://93.184.216.34/users/gone" },
+    });
+    assert.equal(res.status, 400);
+    await res.body?.cancel();
+    assert.deepEqual(asked, ["/users/gone"]);
+  } finally {
+    globalThis.fetch = realFetch;
+    ctx.close();
+  }
+});

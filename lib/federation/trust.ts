@@ -9,7 +9,7 @@ import {
   Application,
   Follow,
   isActor,
-  type Object as APObject,
+  Object as APObject,
   Undo,
 } from "@fedify/vocab";
 import { z } from "zod";
@@ -224,7 +224,17 @@ export function createTrust(core: FederationCore): Trust {
     const ctx = federation.createContext(new URL(baseUrl));
     let found: APObject | null = null;
     try {
-      found = await ctx.lookupObject(target);
+      // Through the one loader only: Fedify's lookupObject falls back to a
+      // WebFinger fetch of its own, outside the egress guard.
+      const fetched = await freshLoader(target);
+      found = await APObject.fromJsonLd(fetched.document, {
+        documentLoader: ctx.documentLoader,
+        contextLoader: ctx.contextLoader,
+      });
+      // An actor counts only when served from its own origin.
+      if (found.id?.origin !== new URL(fetched.documentUrl).origin) {
+        found = null;
+      }
     } catch (err) {
       log.info("actor lookup failed", { target, error: String(err) });
     }

@@ -94,6 +94,24 @@ KEPT.DAYLIGHT = KEPT.STANDARD;
 const TEXT = new Set(["SUMMARY", "DESCRIPTION", "X-ALT-DESC", "LOCATION"]);
 const LINKS = new Set(["IMAGE", "ATTACH"]);
 
+/**
+ * How much of a read property one component keeps: the reader takes the
+ * first of most properties, so later copies are dropped (each would cost
+ * ical.js a parse, an RRULE's lists most of all); listed properties keep
+ * values up to a count, one more than the reader accepts so it can say why
+ * it refuses.
+ */
+const KEPT_LINES: Record<string, number> = {
+  "X-ALT-DESC": 4,
+  IMAGE: 20,
+  ATTACH: 20,
+};
+const KEPT_VALUES: Record<string, number> = {
+  EXDATE: 1_001,
+  CATEGORIES: 200,
+  RDATE: 41,
+};
+
 /** What the first pass kept. */
 export interface ScannedCalendar {
   /** Whether the text has a VCALENDAR at all. */
@@ -104,6 +122,17 @@ export interface ScannedCalendar {
   events: string[];
   /** VEVENTs left out past ICS_MAX_EVENTS. */
   eventsLeftOut: number;
+  /** Whether the text holds a VCALENDAR after the first (not read). */
+  moreCalendars: boolean;
+}
+
+/** An open component while the text is walked. */
+interface Frame {
+  name: string;
+  /** Properties met in it. */
+  properties: number;
+  /** Lines and values of each read property kept in it. */
+  taken: Map<string, { lines: number; values: number }>;
 }
 
 /** The name of a content line (before its first `;` or `:`), upper-cased. */
@@ -152,10 +181,9 @@ export function scanIcs(
     zones: [],
     events: [],
     eventsLeftOut: 0,
+    moreCalendars: false,
   };
-  const stack: string[] = [];
-  /** Properties met in each open component. */
-  const counts: number[] = [];
+  const stack: Frame[] = [];
   /** Depth of the outermost open component not kept (0: every open one is kept). */
   let skipFrom = 0;
   let block: string[] | null = null;
@@ -184,13 +212,73 @@ export function scanIcs(
   const continues = () =>
     pos < length && (source[pos] === " " || source[pos] === "\t");
 
+  /** Closes the innermost open component (its END line is `line`). */
+  const close = (line: string) => {
+    const depth = stack.length;
+    const frame = stack.pop()!;
+    if (skipFrom === depth) skipFrom = 0;
+    else if (skipFrom === 0 && block) {
+      block.push(line);
+      if (depth === 2) {
+        (frame.name === "VEVENT" ? result.events : result.zones).push(
+          block.join("\r\n"),
+        );
+        block = null;
+      }
+    }
+    // Only the first VCALENDAR is read.
+    if (depth === 1 && result.calendar) done = true;
+  };
+
+  /** Opens a component; whether it is kept depends on where it is. */
+  const open = (name: string, line: string) => {
+    components++;
+    if (components > budget.maxComponents) {
+      throw new IcsBudgetError(`more than ${budget.maxComponents} components`);
+    }
+    if (stack.length >= budget.maxDepth) {
+      throw new IcsBudgetError(
+        `components nested more than ${budget.maxDepth} deep`,
+      );
+    }
+    stack.push({ name, properties: 0, taken: new Map() });
+    if (skipFrom !== 0) return;
+    const depth = stack.length;
+    const parent = stack[depth - 2]?.name;
+    if (depth === 1 && name === "VCALENDAR") {
+      result.calendar = true;
+    } else if (
+      parent === "VCALENDAR" && name === "VEVENT" &&
+      result.events.length < ICS_MAX_EVENTS
+    ) {
+      block = [line];
+    } else if (parent === "VCALENDAR" && name === "VEVENT") {
+      result.eventsLeftOut++;
+      skipFrom = depth;
+    } else if (
+      parent === "VCALENDAR" && name === "VTIMEZONE" &&
+      result.zones.length < MAX_ZONES
+    ) {
+      block = [line];
+      observances = 0;
+    } else if (
+      parent === "VTIMEZONE" && block &&
+      (name === "STANDARD" || name === "DAYLIGHT") &&
+      ++observances <= MAX_OBSERVANCES_KEPT
+    ) {
+      block.push(line);
+    } else skipFrom = depth;
+  };
+
   while (pos < length && !done) {
     const lineStart = pos;
     const first = nextPhysical();
-    const kept = skipFrom === 0 && stack.length > 0 &&
-      KEPT[stack[stack.length - 1]] !== undefined;
+    const frame = stack.at(-1);
+    const readHere = skipFrom === 0 && frame !== undefined
+      ? KEPT[frame.name]
+      : undefined;
     const name = nameOf(first);
-    let wanted = kept && KEPT[stack[stack.length - 1]].has(name);
+    let wanted = readHere?.has(name) ?? false;
     const cap = TEXT.has(name) ? budget.maxTextChars : budget.maxOtherChars;
     // Unfold: continuations are only counted, and a wanted line is put
     // together once, when it is known to be within its cap.
@@ -214,88 +302,31 @@ export function scanIcs(
       : first;
     if (line.trim() === "") continue;
 
-    if (name === "BEGIN" || name === "END") {
-      const component = line.slice(line.indexOf(":") + 1).trim()
-        .toUpperCase();
-      if (name === "BEGIN") {
-        components++;
-        if (components > budget.maxComponents) {
-          throw new IcsBudgetError(
-            `more than ${budget.maxComponents} components`,
-          );
-        }
-        if (stack.length >= budget.maxDepth) {
-          throw new IcsBudgetError(
-            `components nested more than ${budget.maxDepth} deep`,
-          );
-        }
-        if (counts.length) counts[counts.length - 1]++;
-        stack.push(component);
-        counts.push(0);
-        if (skipFrom !== 0) continue;
-        const depth = stack.length;
-        const parent = stack[depth - 2];
-        if (depth === 1 && component === "VCALENDAR") {
-          result.calendar = true;
-        } else if (
-          parent === "VCALENDAR" && component === "VEVENT" &&
-          result.events.length < ICS_MAX_EVENTS
-        ) {
-          block = [line];
-        } else if (parent === "VCALENDAR" && component === "VEVENT") {
-          result.eventsLeftOut++;
-          skipFrom = depth;
-        } else if (
-          parent === "VCALENDAR" && component === "VTIMEZONE" &&
-          result.zones.length < MAX_ZONES
-        ) {
-          block = [line];
-          observances = 0;
-        } else if (
-          parent === "VTIMEZONE" &&
-          (component === "STANDARD" || component === "DAYLIGHT") &&
-          ++observances <= MAX_OBSERVANCES_KEPT
-        ) {
-          block!.push(line);
-        } else skipFrom = depth;
-      } else {
-        if (stack.length === 0 || stack[stack.length - 1] !== component) {
-          // ical.js would refuse it too: not a calendar Quando can read.
-          throw new IcsBudgetError(
-            `END:${component.slice(0, 40)} does not close ${
-              stack.length ? `BEGIN:${stack[stack.length - 1]}` : "anything"
-            } (line ${lines})`,
-          );
-        }
-        const depth = stack.length;
-        stack.pop();
-        counts.pop();
-        if (skipFrom === depth) skipFrom = 0;
-        else if (skipFrom === 0 && block) {
-          block.push(line);
-          if (depth === 2) {
-            (component === "VEVENT" ? result.events : result.zones).push(
-              block.join("\r\n"),
-            );
-            block = null;
-          }
-        }
-        // Only the first VCALENDAR is read.
-        if (depth === 1 && result.calendar) done = true;
-      }
+    if (name === "BEGIN") {
+      open(line.slice(line.indexOf(":") + 1).trim().toUpperCase(), line);
       continue;
     }
-    if (counts.length) {
-      const count = ++counts[counts.length - 1];
-      if (count > budget.maxProperties) {
-        throw new IcsBudgetError(
-          `a ${
-            stack[stack.length - 1].slice(0, 40)
-          } has more than ${budget.maxProperties} properties`,
-        );
-      }
+    if (name === "END") {
+      const component = line.slice(line.indexOf(":") + 1).trim()
+        .toUpperCase();
+      // An END that closes nothing open is ignored; one that closes an outer
+      // component closes the ones left open inside it (as lenient readers do).
+      const at = stack.findLastIndex((f) => f.name === component);
+      if (at < 0) continue;
+      while (stack.length > at + 1) close(`END:${stack.at(-1)!.name}`);
+      close(line);
+      continue;
     }
-    if (!wanted || !block) continue;
+    if (frame && ++frame.properties > budget.maxProperties) {
+      throw new IcsBudgetError(
+        `a ${
+          frame.name.slice(0, 40)
+        } has more than ${budget.maxProperties} properties`,
+      );
+    }
+    // (Set by open and close: TypeScript cannot see it change here.)
+    const keeping = block as string[] | null;
+    if (!wanted || !keeping || !frame) continue;
     if (LINKS.has(name) && line.length > MAX_LINK_CHARS) continue;
     const shape = shapeOf(line, !TEXT.has(name));
     if (shape.parameters > budget.maxParameters) {
@@ -308,7 +339,20 @@ export function scanIcs(
         `a ${name} line has more than ${budget.maxValues} values`,
       );
     }
-    block.push(line);
+    const taken = frame.taken.get(name) ?? { lines: 0, values: 0 };
+    const maxValues = KEPT_VALUES[name];
+    if (
+      maxValues !== undefined
+        ? taken.values >= maxValues
+        : taken.lines >= (KEPT_LINES[name] ?? 1)
+    ) continue;
+    taken.lines++;
+    taken.values += shape.values;
+    frame.taken.set(name, taken);
+    keeping.push(line);
+  }
+  if (done) {
+    result.moreCalendars = /^BEGIN:VCALENDAR\s*$/im.test(source.slice(pos));
   }
   return result;
 }

@@ -88,18 +88,25 @@ class TimeReader {
     for (const vtimezone of calendar.getAllSubcomponents("vtimezone")) {
       const tzid = vtimezone.getFirstPropertyValue("tzid");
       if (typeof tzid !== "string") continue;
-      if (!plainZone(vtimezone)) {
-        // ical.js expands every change of a zone up to the time asked: a
-        // zone that changes hourly would fill the memory.
+      const refusal = (why: string) =>
         problems.push(
           `time zone ${
             tzid.slice(0, 100)
-          }: its changes are not yearly; its times are read as ${instanceZone}`,
+          }: ${why}; its times are read as ${instanceZone}`,
         );
-        continue;
+      try {
+        if (!plainZone(vtimezone)) {
+          // ical.js expands every change of a zone up to the time asked: a
+          // zone that changes hourly, or daily by a yearly rule's lists,
+          // would fill the memory.
+          refusal("its changes are not yearly");
+          continue;
+        }
+        // Kept for this file only: never registered globally.
+        this.#zones.set(tzid, new ICAL.Timezone(vtimezone));
+      } catch (error) {
+        refusal((error as Error).message.slice(0, 200));
       }
-      // Kept for this file only: never registered globally.
-      this.#zones.set(tzid, new ICAL.Timezone(vtimezone));
     }
   }
 
@@ -117,7 +124,9 @@ class TimeReader {
     }
     const own = tzid ? this.#zones.get(tzid) : undefined;
     const iana = tzid && !own ? ianaZone(tzid) : null;
-    if (own && !iana) {
+    // A file's own zone is expanded from its first change to the time asked:
+    // only for times of these centuries (others are read in the instance's).
+    if (own && !iana && time.year >= 1900 && time.year <= 2200) {
       // The wall-clock fields only: a time read from a component parsed on
       // its own carries no zone of the file, and its own (floating) zone
       // would win over `own`.
@@ -152,16 +161,29 @@ class TimeReader {
   }
 }
 
-/** Whether a VTIMEZONE changes at most yearly, with a bounded number of observances and dates. */
+/**
+ * Whether a VTIMEZONE changes at most once a year per observance (a yearly
+ * rule on one day: BYMONTH, BYDAY and BYMONTHDAY with one value each), with
+ * a bounded number of observances and dates.
+ */
 function plainZone(vtimezone: ICAL.Component): boolean {
   const observances = vtimezone.getAllSubcomponents();
   if (observances.length > MAX_OBSERVANCES) return false;
   return observances.every((o) => {
     const rules = o.getAllProperties("rrule");
-    if (o.getAllProperties("rdate").length > MAX_OBSERVANCES) return false;
+    const dates = o.getAllProperties("rdate").flatMap((p) => p.getValues());
+    if (dates.length > MAX_OBSERVANCES) return false;
     return rules.length <= 1 && rules.every((r) => {
       const rule = r.getFirstValue();
-      return rule instanceof ICAL.Recur && rule.freq === "YEARLY";
+      if (!(rule instanceof ICAL.Recur) || rule.freq !== "YEARLY") {
+        return false;
+      }
+      if ((rule.interval ?? 1) !== 1) return false;
+      const parts = (rule.parts ?? {}) as Record<string, unknown[]>;
+      return Object.entries(parts).every(([part, values]) =>
+        ["BYMONTH", "BYDAY", "BYMONTHDAY"].includes(part) &&
+        values.length <= 1
+      );
     });
   });
 }
@@ -280,6 +302,9 @@ export async function readIcs(
   const times = new TimeReader(zones, instanceZone, problems);
   if (scanned.eventsLeftOut > 0) {
     problems.push(`only the first ${ICS_MAX_EVENTS} events were read`);
+  }
+  if (scanned.moreCalendars) {
+    problems.push("only the first VCALENDAR of the file was read");
   }
   const items: IcsItem[] = [];
   let slice = performance.now();

@@ -190,7 +190,11 @@ export async function updateSource(
     ...(input.needs_confirmation !== undefined
       ? { needs_confirmation: input.needs_confirmation }
       : {}),
-    ...(input.paused === true ? { paused: true } : {}),
+    // An editor's pause starts the count anew, so that only a pause the
+    // failures caused ends at a successful sync.
+    ...(input.paused === true
+      ? { paused: true, failures: 0, next_sync_at: null }
+      : {}),
     ...(input.paused === false
       ? { paused: false, failures: 0, next_sync_at: null }
       : {}),

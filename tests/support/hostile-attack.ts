@@ -10,8 +10,8 @@ import { HOSTILE_SHAPES } from "./hostile-ics.ts";
 /** A server serving each hostile shape at `/{shape}.ics`, built once. */
 export function hostileFeedServer(bytes: number) {
   const bodies = new Map<string, Uint8Array>();
-  for (const [name, make] of Object.entries(HOSTILE_SHAPES)) {
-    bodies.set(`/${name}.ics`, new TextEncoder().encode(make(bytes)));
+  for (const [name, shape] of Object.entries(HOSTILE_SHAPES)) {
+    bodies.set(`/${name}.ics`, new TextEncoder().encode(shape.make(bytes)));
   }
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
