@@ -7,11 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
-import { sources } from "../db/schema.ts";
 import { HOSTILE_SHAPES } from "./support/hostile-ics.ts";
 import {
   hostileFeedServer,
+  restartWithFeedsDue,
   subscribeEach,
   uploadEach,
   watchHealth,
@@ -83,20 +82,9 @@ Deno.test({
 
       // Restart with every feed due at once (as after a crash, its lease
       // run out): the jobs must not keep the server from listening.
-      await server.stop();
-      const database = await openDatabase(env.DATABASE_URL);
-      await database.db.update(sources).set({
-        lockedUntil: null,
-        last_sync_at: null,
-        next_sync_at: null,
-        failures: 0,
-      });
-      database.close();
-      const started = performance.now();
-      server = await startServerProcess(dir, env, undefined, {
-        memoryFlags: true,
-      });
-      const listening = performance.now() - started;
+      const restarted = await restartWithFeedsDue(server, dir, env);
+      server = restarted.server;
+      const listening = restarted.listeningMs;
       assert.ok(listening < 5_000, `listened after ${listening} ms`);
       const again = watchHealth(server.base);
       // Wait for the hourly jobs' first run to sync every feed.

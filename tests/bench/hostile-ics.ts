@@ -7,11 +7,10 @@
  * answer, the process's RSS and its peak, and how soon the restart listens.
  */
 import { join } from "node:path";
-import { openDatabase } from "../../db/client.ts";
-import { sources } from "../../db/schema.ts";
 import { startServerProcess } from "../helpers.ts";
 import {
   hostileFeedServer,
+  restartWithFeedsDue,
   rssOf,
   subscribeEach,
   uploadEach,
@@ -85,20 +84,9 @@ try {
   );
   console.log(`\nalive after the attack: ${server.alive()}`);
 
-  await server.stop();
-  const database = await openDatabase(env.DATABASE_URL);
-  await database.db.update(sources).set({
-    lockedUntil: null,
-    last_sync_at: null,
-    next_sync_at: null,
-    failures: 0,
-  });
-  database.close();
-  const started = performance.now();
-  server = await startServerProcess(dir, env, undefined, {
-    memoryFlags: true,
-  });
-  const listening = performance.now() - started;
+  const restarted = await restartWithFeedsDue(server, dir, env);
+  server = restarted.server;
+  const listening = restarted.listeningMs;
   const restartWatch = watchHealth(server.base);
   await new Promise((r) => setTimeout(r, 5_000));
   const restart = await restartWatch.stop();

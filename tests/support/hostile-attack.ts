@@ -5,6 +5,9 @@
  * an editor subscribes to, while /api/health is asked every 50 ms. Reports
  * what each request answered and how long the health check took.
  */
+import { openDatabase } from "../../db/client.ts";
+import { sources } from "../../db/schema.ts";
+import { type ServerProcess, startServerProcess } from "../helpers.ts";
 import { HOSTILE_SHAPES } from "./hostile-ics.ts";
 
 /** A server serving each hostile shape at `/{shape}.ics`, built once. */
@@ -142,4 +145,31 @@ export function rssOf(pid: number): { rssMb: number; peakMb: number } | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Stops `server`, makes every subscription due at once (as after a crash
+ * whose lease has run out) in its database, and starts it again under the
+ * start task's memory flags; returns the new process and how long it took
+ * to answer.
+ */
+export async function restartWithFeedsDue(
+  server: ServerProcess,
+  dir: string,
+  env: Record<string, string> & { DATABASE_URL: string },
+): Promise<{ server: ServerProcess; listeningMs: number }> {
+  await server.stop();
+  const database = await openDatabase(env.DATABASE_URL);
+  await database.db.update(sources).set({
+    lockedUntil: null,
+    last_sync_at: null,
+    next_sync_at: null,
+    failures: 0,
+  });
+  database.close();
+  const started = performance.now();
+  const restarted = await startServerProcess(dir, env, undefined, {
+    memoryFlags: true,
+  });
+  return { server: restarted, listeningMs: performance.now() - started };
 }
