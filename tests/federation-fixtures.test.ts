@@ -449,7 +449,8 @@ const OURS: FixtureSet = (() => {
     },
     mobilizon: {
       // The member who posts it and the group it is attributed to are both
-      // the peer here: Quando takes an event only from its author.
+      // the peer here (a member posting for its group, as on Mobilizon, is
+      // tests/federation-accept.test.ts).
       map: (r, objectId) => ({
         [`${MZ}/@rosa`]: r.peer,
         [`${MZ}/@rosa/followers`]: r.followers,

@@ -1,18 +1,21 @@
 /**
  * Remote events and notes arriving in the inbox: Create and Update of an
- * Event (from a trusted, followed actor) or of a Note/Article replying to a
- * local event (a resource), and Delete of either.
+ * Event (by a trusted, followed author, or a member of its origin posting
+ * for it, as Mobilizon sends a group's events), an Event announced by a
+ * trusted relay, Create and Update of a Note/Article replying to a local
+ * event (a resource), and Delete of either.
  */
 import type { InboxListenerSetters } from "@fedify/fedify";
 import { type Activity, Create, Delete, Update } from "@fedify/vocab";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNotNull } from "drizzle-orm";
 import { events, type MediaItem, resources } from "../../../db/schema.ts";
 import type { EventRow } from "../../events/serialize.ts";
 import { deleteEventsById, upsertRemoteEvent } from "../../events/write.ts";
 import { getSettings } from "../../settings.ts";
 import { findActor, isBlockedSender } from "../actors.ts";
-import type { FederationCore } from "../core.ts";
+import { asRecord, type FederationCore } from "../core.ts";
 import {
+  idOf,
   parseRemoteEvent,
   parseRemoteNote,
   type RemoteNote,
@@ -22,37 +25,67 @@ import {
   localEventFor,
   rawOf,
   rememberSender,
+  sameOrigin,
   typeOf,
 } from "./common.ts";
 
+/** Where an Event's copy came from, and who may be its author. */
+interface EventSource {
+  /**
+   * A URL on the origin the copy was checked to come from: the signed
+   * sender, or, for an announced Event, the Event's own id.
+   */
+  origin: string;
+  /** The author when the object names none (the signed sender), or null. */
+  fallbackAuthor: string | null;
+  /** The activity's verified LD signature, kept with the event. */
+  signature: unknown;
+}
+
+/**
+ * Imports or updates a remote event. Its author (`attributedTo`, else its
+ * `actor`, else the sender) must be on the origin the copy came from, and be
+ * trusted, followed and not blocked: so a member of a Mobilizon group may
+ * post for the group, never someone elsewhere. An existing event stays its
+ * author's (never a local event's).
+ */
 async function handleRemoteEvent(
   core: FederationCore,
-  actorId: string,
   object: Record<string, unknown>,
-  signature: unknown,
+  source: EventSource,
 ): Promise<void> {
   const { db, clock, log } = core;
-  const actor = await findActor(db, actorId);
-  if (!actor || !actor.trusted || !actor.following || actor.blocked) {
-    log.info("ignored an event from an actor not trusted and followed", {
-      actor: actorId,
-    });
-    return;
-  }
   const parsed = parseRemoteEvent(object);
   if (!parsed.ok) {
     log.info("ignored an unparseable remote event", {
-      actor: actorId,
+      origin: source.origin,
       reason: parsed.reason,
     });
     return;
   }
   const data = parsed.value;
-  if (data.attributedTo && data.attributedTo !== actorId) return;
+  const authorId = data.attributedTo ?? source.fallbackAuthor;
+  if (!authorId || !sameOrigin(authorId, source.origin)) {
+    log.info("ignored an event whose author is not on its origin", {
+      origin: source.origin,
+      author: authorId,
+    });
+    return;
+  }
+  const author = await findActor(db, authorId);
+  if (
+    !author || !author.trusted || !author.following ||
+    await isBlockedSender(db, authorId)
+  ) {
+    log.info("ignored an event from an actor not trusted and followed", {
+      actor: authorId,
+    });
+    return;
+  }
   const [existing] = await db.select({ apUserApId: events.apUserApId })
     .from(events).where(eq(events.ap_id, data.ap_id));
-  // Only the original author may change it (never a local event).
-  if (existing && existing.apUserApId !== actorId) return;
+  // It stays its author's (never a local event).
+  if (existing && existing.apUserApId !== authorId) return;
   const media: MediaItem[] = data.media.map((m) => ({
     name: m.name,
     url: m.url,
@@ -63,7 +96,7 @@ async function handleRemoteEvent(
   }));
   await upsertRemoteEvent({ db, clock }, {
     ap_id: data.ap_id,
-    apUserApId: actorId,
+    apUserApId: authorId,
     title: data.title,
     description: data.description,
     start_datetime: data.start_datetime,
@@ -74,7 +107,7 @@ async function handleRemoteEvent(
     tags: data.tags,
     media,
     ap_object: object,
-    ld_signature: signature ?? null,
+    ld_signature: source.signature ?? null,
   });
 }
 
@@ -184,21 +217,78 @@ export async function handleCreateOrUpdate(
     return;
   }
   if (kind !== "Event" && typeof embedded !== "string") return;
-  // Events are read as their origin serves them (the full version).
+  // Events are read as their origin serves them (the full version). An
+  // embedded copy counts only when its author signed the activity: not
+  // inside an Announce, nor when a member posts for its group.
+  const claimed = kind === "Event"
+    ? idOf(asRecord(embedded).attributedTo) ?? idOf(asRecord(embedded).actor)
+    : null;
+  const ownCopy = !unwrapped && (claimed === null || claimed === actorId);
   const object = await authoritativeObject(
     core,
     embedded,
     actorId,
-    unwrapped ? "never" : "fallback",
+    ownCopy ? "fallback" : "never",
   );
   if (!object || typeOf(object) !== "Event") return;
   // An unwrapped Create's signature was not verified: never kept.
-  await handleRemoteEvent(
-    core,
-    actorId,
-    object,
-    unwrapped ? null : raw.signature,
-  );
+  await handleRemoteEvent(core, object, {
+    origin: actorId,
+    fallbackAuthor: actorId,
+    signature: unwrapped ? null : raw.signature,
+  });
+}
+
+/**
+ * An Event announced by `announcerId` (a relay), embedded or by id: read
+ * only as the Event's own origin serves it, and imported when the announcer
+ * is trusted and the Event's author is trusted and followed.
+ */
+export async function handleAnnouncedEvent(
+  core: FederationCore,
+  announcerId: string,
+  announced: unknown,
+): Promise<void> {
+  const { db, log } = core;
+  const announcer = await findActor(db, announcerId);
+  if (!announcer?.trusted) {
+    log.info("ignored an Event announced by an actor not trusted", {
+      actor: announcerId,
+    });
+    return;
+  }
+  const id = idOf(announced);
+  if (!id) return;
+  const object = await authoritativeObject(core, id, id, "never");
+  if (!object || typeOf(object) !== "Event") return;
+  await handleRemoteEvent(core, object, {
+    origin: id,
+    fallbackAuthor: null,
+    signature: null,
+  });
+}
+
+/**
+ * Whether the remote event `objectId` may be deleted by `actorId`: its
+ * author may; another actor of the author's origin (another member of a
+ * Mobilizon group) only once that origin no longer serves it as an Event.
+ */
+async function mayDelete(
+  core: FederationCore,
+  authorId: string | null,
+  actorId: string,
+  objectId: string,
+): Promise<boolean> {
+  if (authorId === actorId) return true;
+  if (!authorId || !sameOrigin(authorId, actorId)) return false;
+  try {
+    const { document } = await core.freshLoader(objectId);
+    const doc = asRecord(document);
+    return !(idOf(doc) === objectId && typeOf(doc) === "Event");
+  } catch {
+    // Gone (Mobilizon answers 410 with a Tombstone) or unreachable.
+    return true;
+  }
 }
 
 /** Registers the Create, Update and Delete listeners on `inbox`. */
@@ -218,10 +308,10 @@ export function listenEvents(
       const actorId = del.actorId.href;
       const objectId = del.objectId?.href ?? null;
       if (!objectId) return;
-      const [remoteEvents, removed] = await db.batch([
-        db.select({ id: events.id }).from(events).where(
-          and(eq(events.ap_id, objectId), eq(events.apUserApId, actorId)),
-        ),
+      const [candidates, removed] = await db.batch([
+        db.select({ id: events.id, apUserApId: events.apUserApId }).from(
+          events,
+        ).where(and(eq(events.ap_id, objectId), isNotNull(events.apUserApId))),
         // Only the author's own resources go.
         db.delete(resources).where(
           and(
@@ -230,6 +320,12 @@ export function listenEvents(
           ),
         ),
       ]);
+      const remoteEvents: { id: number }[] = [];
+      for (const e of candidates) {
+        if (await mayDelete(core, e.apUserApId, actorId, objectId)) {
+          remoteEvents.push(e);
+        }
+      }
       await deleteEventsById(db, remoteEvents.map((e) => e.id));
       if (remoteEvents.length === 0 && removed.rowsAffected === 0) {
         log.debug("a Delete changed nothing", { actor: actorId, objectId });

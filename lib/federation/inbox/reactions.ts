@@ -1,7 +1,8 @@
 /**
  * Reactions to local events: Like and Announce (a boost) add the sender to
  * the event's `likes` or `boost`; an Announce of a Create or Update is
- * handled as its author's (lib/federation/inbox/events.ts). Their Undo is
+ * handled as its author's, and one of a remote Event as a relay's
+ * (lib/federation/inbox/events.ts). Their Undo is
  * handled with Undo Follow (lib/federation/inbox/follow.ts).
  */
 import type { InboxListenerSetters } from "@fedify/fedify";
@@ -12,7 +13,7 @@ import { isBlockedSender } from "../actors.ts";
 import { asRecord, type FederationCore } from "../core.ts";
 import { idOf } from "../parse.ts";
 import { localEventFor, rawOf, typeOf } from "./common.ts";
-import { handleCreateOrUpdate } from "./events.ts";
+import { handleAnnouncedEvent, handleCreateOrUpdate } from "./events.ts";
 
 /** Adds `actorId` to an event's likes or boosts (once). */
 export async function addReaction(
@@ -83,6 +84,13 @@ export function listenReactions(
         return;
       }
       const event = await localEventFor(core, idOf(inner));
-      if (event) await addReaction(core, "boost", event.id, actorId);
+      if (event) {
+        await addReaction(core, "boost", event.id, actorId);
+        return;
+      }
+      // A relay's Announce of an Event (Mobilizon's), embedded or by id.
+      if (typeOf(inner) === "Event" || typeof inner === "string") {
+        await handleAnnouncedEvent(core, actorId, inner);
+      }
     });
 }
