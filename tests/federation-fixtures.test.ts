@@ -873,7 +873,7 @@ async function runSet(
     // ------------------------------------------------ Join
     await step(
       t,
-      "mobilizon-join-activity: answered with Ignore",
+      "mobilizon-join-activity: answered with Reject",
       async () => {
         const joinId = `${p.base}/@admin/join/event/1`;
         await deliver(
@@ -882,12 +882,12 @@ async function runSet(
             set.join(refs, joinId),
           ),
         );
-        const ignore = await eventually(
-          "an Ignore",
-          () => p.received.find((a) => a.type === "Ignore"),
+        const reject = await eventually(
+          "a Reject",
+          () => p.received.find((a) => a.type === "Reject"),
         );
-        assert.equal(idOf(ignore.object), joinId);
-        assert.equal(idOf(ignore.actor), ourActor);
+        assert.equal(idOf(reject.object), joinId);
+        assert.equal(idOf(reject.actor), ourActor);
       },
     );
 

@@ -32,8 +32,9 @@ Deno.test("/federation/p/{id} serves the Place an event names as its location, w
       headers: AP,
     });
     assert.equal(object.status, 200);
-    // Always a list (docs/FEDERATION.md): the one place first.
-    const [location] = (await object.json()).location;
+    // One place: one object, not a list (docs/FEDERATION.md).
+    const { location } = await object.json();
+    assert.ok(!Array.isArray(location));
     const placeUrl = new URL(location.id);
     assert.equal(placeUrl.pathname, `/federation/p/${event.place.id}`);
 

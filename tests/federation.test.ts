@@ -391,16 +391,22 @@ Deno.test("event object: the FEP-8a8e Event at /federation/m/{id}", async () => 
     assert.equal(typeof object.content, "string");
     assert.match(object.content, /Bring your instrument/);
     assert.equal(typeof object.summary, "string");
-    assert.match(object.summary, /Circolo/);
+    // The title first (shown as a content warning by Misskey and others).
+    assert.match(object.summary, /^Open mic\n📍 Circolo/);
     assert.equal(object.eventStatus, "EventScheduled");
-    assert.equal(object.joinMode, "none");
+    assert.equal(object.status, "CONFIRMED");
+    assert.equal(object["ical:status"], "CONFIRMED");
+    assert.equal(object.joinMode, "external");
+    assert.equal(object.externalParticipationUrl, object.url);
     assert.ok(
       arrayOf(object.to).map(idOf).includes(AS_PUBLIC) ||
         arrayOf(object.to).map(idOf).includes("as:Public"),
       JSON.stringify(object.to),
     );
 
-    // A physical Place with a schema.org PostalAddress, and the online URL.
+    // A physical Place with a schema.org PostalAddress, and the online URL:
+    // a list, as there are two.
+    assert.ok(Array.isArray(object.location), JSON.stringify(object.location));
     const locations = arrayOf(object.location);
     assert.equal(locations.length, 2, JSON.stringify(object.location));
     const physical = locations.find((l) => l.name === "Circolo");
@@ -439,7 +445,10 @@ Deno.test("event object: a status change is served; hidden and unknown events 40
       json: { status: "EventCancelled" },
     });
     assert.equal(patched.status, 200, await patched.text());
-    assert.equal((await apJson(ctx, path)).eventStatus, "EventCancelled");
+    const served = await apJson(ctx, path);
+    assert.equal(served.eventStatus, "EventCancelled");
+    assert.equal(served["ical:status"], "CANCELLED");
+    assert.equal(served.status, "CANCELLED");
     // The stored AP form follows the change too (it is what was federated).
     const full = await call(ctx, "GET", `/api/events/${created.id}`, {
       token: owner.token,
@@ -616,9 +625,16 @@ Deno.test("outbox, upcoming and followers are paged: first, then next, every ite
       outbox.items.map((i) => idOf(i.object)),
       [...created].reverse().map((id) => `${BASE}/federation/m/${id}`),
     );
-    // The object as served at its id (whole, lists as arrays).
+    // The object as served at its id (whole: its one place as one object,
+    // `tag` and `attachment` as arrays).
     const first = outbox.items[0].object as Json;
-    assert.ok(Array.isArray(first.location), JSON.stringify(first));
+    const { "@context": _context, ...served } = await apJson(
+      ctx,
+      new URL(String(first.id)).pathname,
+    );
+    assert.deepEqual(first, served);
+    assert.ok(!Array.isArray(first.location), JSON.stringify(first));
+    assert.ok(Array.isArray(first.tag), JSON.stringify(first));
 
     const upcoming = await collectionItems(
       ctx,

@@ -147,7 +147,7 @@ export function registerDispatchers(core: FederationCore): void {
       const objects = await eventObjects(rows, settings);
       const me = ctx.getActorUri(identifier).href;
       // Built from the JSON we write, the items are served as written (the
-      // whole object, lists as arrays), as the deliveries are.
+      // whole object, `tag` and `attachment` as arrays), as the deliveries are.
       const loaders = {
         documentLoader: ctx.documentLoader,
         contextLoader: ctx.contextLoader,

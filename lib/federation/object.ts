@@ -16,6 +16,7 @@ export const EVENT_CONTEXT = [
     toot: "http://joinmastodon.org/ns#",
     schema: "http://schema.org/",
     mz: "https://joinmobilizon.org/ns#",
+    ical: "http://www.w3.org/2002/12/cal/ical#",
     Hashtag: "as:Hashtag",
     PostalAddress: "schema:PostalAddress",
     VirtualLocation: "schema:VirtualLocation",
@@ -28,6 +29,13 @@ export const EVENT_CONTEXT = [
     eventStatus: { "@id": "schema:eventStatus" },
     timezone: { "@id": "mz:timezone", "@type": "schema:Text" },
     joinMode: { "@id": "mz:joinMode", "@type": "mz:joinModeType" },
+    externalParticipationUrl: {
+      "@id": "mz:externalParticipationUrl",
+      "@type": "schema:URL",
+    },
+    // Mobilizon's term for the iCalendar status (it sends and reads both
+    // `status` and `ical:status`).
+    status: { "@id": "ical:status" },
     focalPoint: { "@container": "@list", "@id": "toot:focalPoint" },
   },
 ];
@@ -60,7 +68,11 @@ function isoSeconds(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z");
 }
 
-/** When and where, in words, for servers that show only `summary` (Mastodon). */
+/**
+ * The title, then where and when in words: what servers that show only
+ * `summary` (Mastodon) or show it as a content warning (Misskey,
+ * GoToSocial, Pleroma, Friendica) display.
+ */
 export function summaryInWords(
   event: EventRow,
   place: PlaceRow | null,
@@ -80,7 +92,23 @@ export function summaryInWords(
   const where = place
     ? [place.name, place.address].filter(Boolean).join(", ")
     : event.online_locations[0] ?? "";
-  return [where && `📍 ${where}`, `📅 ${when}`].filter(Boolean).join("\n");
+  return [event.title, where && `📍 ${where}`, `📅 ${when}`].filter(Boolean)
+    .join("\n");
+}
+
+/** The iCalendar status (RFC 5545) Mobilizon reads, from our schema.org `eventStatus`. */
+export function icalStatus(
+  status: string,
+): "CONFIRMED" | "CANCELLED" | "TENTATIVE" {
+  switch (status) {
+    case "EventCancelled":
+      return "CANCELLED";
+    case "EventPostponed":
+      return "TENTATIVE";
+    default:
+      // EventScheduled, EventRescheduled, EventMovedOnline.
+      return "CONFIRMED";
+  }
 }
 
 /** Everything the AP form of an event is built from. */
@@ -148,12 +176,13 @@ export function buildEventObject(input: EventObjectInput) {
     ...event.online_locations.map(virtualLocation),
   ];
   const summary = summaryInWords(event, place, input.timezone, input.locale);
+  const page = `${base}/event/${event.slug}`;
   return {
     "@context": EVENT_CONTEXT,
     id: eventObjectUrl(base, event.id),
     type: "Event",
     name: event.title,
-    url: `${base}/event/${event.slug}`,
+    url: page,
     attributedTo: actor,
     to: [AS_PUBLIC],
     cc: [`${actor}/followers`],
@@ -168,8 +197,16 @@ export function buildEventObject(input: EventObjectInput) {
     content: event.description ||
       `<p>${escapeHtml(summary).replace(/\n/g, "<br>")}</p>`,
     summary,
-    // Lists are always arrays: Gancio and others read no single values.
-    ...(locations.length > 0 ? { location: locations } : {}),
+    // One location as one object: Mobilizon's converter has no case for a
+    // list, and Gancio's Update handler reads `location.name` and
+    // `location.address` directly. A list only for several (a place and
+    // online links), as Gancio sends them; its Create path reads both.
+    ...(locations.length === 1
+      ? { location: locations[0] }
+      : locations.length > 1
+      ? { location: locations }
+      : {}),
+    // Always arrays, even of one: Gancio and Mobilizon read these as lists.
     attachment: event.media.map((m) => attachment(base, m)),
     tag: tags.map((t) => ({
       type: "Hashtag",
@@ -177,7 +214,13 @@ export function buildEventObject(input: EventObjectInput) {
       href: `${base}/tag/${encodeURIComponent(t)}`,
     })),
     eventStatus: event.status,
-    joinMode: "none",
+    // Mobilizon reads `status` (then `ical:status`): both, as it sends them.
+    status: icalStatus(event.status),
+    "ical:status": icalStatus(event.status),
+    // Quando takes no registrations: participation is on the event's page
+    // (FEP-8a8e and Mobilizon allow free, restricted, invite, external).
+    joinMode: "external",
+    externalParticipationUrl: page,
   };
 }
 

@@ -212,7 +212,8 @@ export function createPublishing(core: FederationCore): Publishing {
             object: await toVocabEvent(json),
           }),
           // Delivered as written (lib/federation/raw-activities.ts): the
-          // whole object, its place's address and its lists as arrays.
+          // whole object as served, its place's address, `tag` and
+          // `attachment` as arrays, every term of ours.
           raw: {
             "@context": RAW_ACTIVITY_CONTEXT,
             id: activityId,

@@ -2,10 +2,13 @@
  * Activities delivered as we write them. Fedify serialises what it sends by
  * compacting its vocabulary objects, which peers do not all read: a Place
  * loses its `address` (not in Fedify's vocabulary), a one-element `tag` or
- * `location` list becomes a single value, and a Tombstone's `formerType`
- * becomes the compact IRI `as:Event`. Gancio, among others, reads lists only
- * as arrays, needs the address to find or create the place of an update, and
- * deletes only what it knows was an `Event`.
+ * `attachment` list becomes a single value, terms outside its vocabulary
+ * (`eventStatus`, `ical:status`, `joinMode`, `externalParticipationUrl`...)
+ * are dropped, and a Tombstone's `formerType` becomes the compact IRI
+ * `as:Event`. Gancio and Mobilizon read `tag` and `attachment` only as
+ * arrays; Gancio needs the address to find or create the place of an update
+ * (read as the one `location` object, which object.ts writes single when
+ * there is one), and deletes only what it knows was an `Event`.
  *
  * So the publisher registers the JSON it wants delivered under the
  * activity's id, and sends the activity through Fedify as usual (which

@@ -1,6 +1,10 @@
-/** Join of a local event: Quando events take no registrations, so it is ignored (Ignore). */
+/**
+ * Join of a local event: Quando events take no registrations, so it is
+ * refused with a Reject naming the Join (Mobilizon handles Accept and Reject
+ * of a Join, nothing else; its participant is marked rejected).
+ */
 import type { InboxListenerSetters } from "@fedify/fedify";
-import { Ignore, Join } from "@fedify/vocab";
+import { Join, Reject } from "@fedify/vocab";
 import { isBlockedSender } from "../actors.ts";
 import type { FederationCore } from "../core.ts";
 
@@ -16,12 +20,13 @@ export function listenJoins(
     if (await isBlockedSender(db, join.actorId.href)) return;
     const actor = await join.getActor(ctx);
     if (!actor) return;
-    // Quando events take no registrations.
+    // Quando events take no registrations: participation is on the event's
+    // page (its `externalParticipationUrl`).
     await ctx.sendActivity(
       { identifier: settings.instance_actor },
       actor,
-      new Ignore({
-        id: new URL(`${me(settings)}#ignores/${crypto.randomUUID()}`),
+      new Reject({
+        id: new URL(`${me(settings)}#rejects/${crypto.randomUUID()}`),
         actor: new URL(me(settings)),
         object: join,
       }),
