@@ -176,6 +176,7 @@ Deno.test("a Pleroma-shaped inbox (200 to every POST, keeping only what verifies
     const first = await post("First");
     await settle(1);
     await update(first, "First (moved)");
+    await settle(2);
     await post("Second");
     await settle(3);
     assert.deepEqual(perDelivery(received), [
@@ -183,7 +184,11 @@ Deno.test("a Pleroma-shaped inbox (200 to every POST, keeping only what verifies
       ["Update cavage 200"],
       ["Create cavage 200"],
     ]);
-    assert.deepEqual(kept, received.map((r) => r.id), "every delivery kept");
+    assert.deepEqual(
+      kept.toSorted(),
+      received.map((r) => r.id).toSorted(),
+      "every delivery kept",
+    );
   });
 });
 
