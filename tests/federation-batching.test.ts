@@ -16,6 +16,7 @@ import {
   MAX_BUNDLE,
   rememberSignatureSpecs,
 } from "../lib/federation/batching.ts";
+import { SPEC_PREFIX } from "../lib/federation/signatures.ts";
 import { silentLogger } from "../lib/log.ts";
 
 /** A queue that records rows and hands them to the listener on drain(). */
@@ -208,19 +209,15 @@ Deno.test("signature schemes: read once and written once while remembered; other
   };
   let now = 0;
   const kv = rememberSignatureSpecs(counted, 1000, () => now);
-  const spec: KvKey = [
-    "_fedify",
-    "httpMessageSignaturesSpec",
-    "https://a.example",
-  ];
+  const spec: KvKey = [...SPEC_PREFIX, "https://a.example"];
   // Fedify, delivering 13 activities to one origin.
   for (let i = 0; i < 13; i++) {
     await kv.get(spec);
     await kv.set(spec, "rfc9421");
   }
   assert.deepEqual(calls, [
-    "get _fedify/httpMessageSignaturesSpec/https://a.example",
-    "set _fedify/httpMessageSignaturesSpec/https://a.example",
+    "get quando/httpSignatureSpec/https://a.example",
+    "set quando/httpSignatureSpec/https://a.example",
   ]);
   assert.equal(await kv.get(spec), "rfc9421");
   // A different scheme is written at once.
@@ -231,7 +228,7 @@ Deno.test("signature schemes: read once and written once while remembered; other
   calls.length = 0;
   await kv.get(spec);
   assert.deepEqual(calls, [
-    "get _fedify/httpMessageSignaturesSpec/https://a.example",
+    "get quando/httpSignatureSpec/https://a.example",
   ]);
   // Other keys go through every time.
   calls.length = 0;

@@ -48,10 +48,10 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** An already open database (for restart tests). */
   database?: Database;
-  /** Queue options of the federation service (drain mode, concurrency). */
+  /** Queue options of the federation service (drain mode, concurrency, retries). */
   federation?: Pick<
     FederationSetupOptions,
-    "manualQueue" | "concurrency" | "deferPublication"
+    "manualQueue" | "concurrency" | "deferPublication" | "outboxRetryPolicy"
   >;
   /** The egress guard of the app's and the federation's fetches (portable by default). */
   egress?: EgressFetch;

@@ -21,17 +21,10 @@ import type {
   MessageQueueEnqueueOptions,
 } from "@fedify/fedify";
 import type { Logger } from "../log.ts";
-
-/** Fedify's KV prefix of the signature scheme each origin accepts. */
-const SPEC_PREFIX = ["_fedify", "httpMessageSignaturesSpec"] as const;
+import { isSpecKey } from "./signatures.ts";
 
 /** How long a remembered signature scheme is trusted without a read. */
 export const SPEC_MEMORY_MS = 10 * 60_000;
-
-function isSpecKey(key: KvKey): boolean {
-  return key.length === SPEC_PREFIX.length + 1 &&
-    SPEC_PREFIX.every((part, i) => key[i] === part);
-}
 
 /**
  * `kv`, with signature schemes remembered for `memoryMs`: reads within that

@@ -49,6 +49,13 @@ import {
   rememberSignatureSpecs,
 } from "./batching.ts";
 import { createRawActivities, type RawActivities } from "./raw-activities.ts";
+import {
+  duringDelivery,
+  FIRST_KNOCK,
+  installDeliveryFetch,
+  rememberSpecsOnSuccess,
+  SPEC_PREFIX,
+} from "./signatures.ts";
 
 /** What a queue needs for drainQueue (and to hear of rows queued by a write's batch). */
 export type DrainableQueue = Pick<
@@ -165,6 +172,11 @@ export function isFederated(e: EventRow | null): e is EventRow {
     !(e.recurrent !== null && e.parentId === null);
 }
 
+/** Whether a queue message is one of Fedify's deliveries (to one inbox). */
+function isOutboxMessage(message: unknown): boolean {
+  return (message as { type?: unknown } | null)?.type === "outbox";
+}
+
 /** `value` when it is a JSON object, else an empty one. */
 export function asRecord(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value)
@@ -218,14 +230,20 @@ export function createFederationCore(
         (message) =>
           isPublicationMessage(message)
             ? publishQueued(message)
+            : isOutboxMessage(message)
+            // A delivery: its signature scheme is chosen and remembered
+            // as lib/federation/signatures.ts says.
+            ? duringDelivery(() => handler(message))
             : handler(message),
         options,
       ),
   };
 
   // The signature scheme of each peer, read and written around every
-  // delivery, is remembered for a while.
-  const kv = rememberSignatureSpecs(deps.kv);
+  // delivery, is remembered for a while, and written only after a delivery
+  // signed with it really succeeded.
+  installDeliveryFetch();
+  const kv = rememberSpecsOnSuccess(rememberSignatureSpecs(deps.kv));
   // Every fetch goes through one loader with Quando's limits (size, time,
   // redirects, private addresses); contexts come from local copies only.
   const fetchLimits: FetchLimits = {
@@ -256,6 +274,11 @@ export function createFederationCore(
   });
   const federation = createFederation<void>({
     kv,
+    // Each peer's remembered scheme, under Quando's own prefix (what
+    // Fedify remembered under its own is not read).
+    kvPrefixes: { httpMessageSignaturesSpec: [...SPEC_PREFIX] },
+    // Deliveries are signed with draft-cavage first: every peer verifies it.
+    firstKnock: FIRST_KNOCK,
     queue: federationQueue,
     manuallyStartQueue: true,
     origin: baseUrl,
