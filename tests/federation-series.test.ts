@@ -152,6 +152,15 @@ async function createSeries(
   return body;
 }
 
+/** How many Creates the outbox lists. */
+async function outboxSize(ctx: TestContext): Promise<number> {
+  const res = await call(ctx, "GET", "/federation/u/relay/outbox", {
+    headers: { accept: "application/activity+json" },
+  });
+  assert.equal(res.status, 200);
+  return (await res.json()).totalItems;
+}
+
 const url = (id: number) => `http://quando.test/federation/m/${id}`;
 const sorted = (ids: string[]) => [...ids].sort();
 
@@ -165,6 +174,8 @@ Deno.test("a weekly series sends the occurrences within 14 days (2 Creates, not 
     const ids = series.children.map((c) => url(c.id));
     assert.deepEqual(timeline.of("Create"), ids.slice(0, 2));
     assert.equal(timeline.received.length, 2);
+    // The outbox lists what was sent.
+    assert.equal(await outboxSize(ctx), 2);
 
     // A week later, the hourly job (twice, then twice at once).
     ctx.clock.advance(7 * DAY * 1000);
@@ -174,6 +185,7 @@ Deno.test("a weekly series sends the occurrences within 14 days (2 Creates, not 
     await t.drain();
     assert.deepEqual(timeline.of("Create"), ids.slice(0, 3));
     assert.equal(timeline.received.length, 3);
+    assert.equal(await outboxSize(ctx), 3);
 
     // Nothing comes into range within the hour: nothing more.
     ctx.clock.advance(3600 * 1000 - 60_000);
