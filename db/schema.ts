@@ -196,6 +196,14 @@ export const events = sqliteTable("events", {
     .notNull().default(false),
   /** iCalendar SEQUENCE: 0 when created, +1 on each change of the event. */
   sequence: integer("sequence").notNull().default(0),
+  /**
+   * Created to followers (while visible): every local event but the
+   * occurrences of a series beyond its federation horizon, which the hourly
+   * job announces as they come into range (lib/federation/publishing.ts).
+   */
+  announced: integer("announced", { mode: "boolean" }).notNull().default(
+    true,
+  ),
   ...timestamps,
 }, (t) => [
   index("events_start_idx").on(t.start_datetime),
@@ -210,6 +218,10 @@ export const events = sqliteTable("events", {
     sql`${t.parentId} is not null`,
   ),
   index("events_user_idx").on(t.userId),
+  // The occurrences still to announce: a few per series, for the hourly job.
+  index("events_unannounced_idx").on(t.start_datetime).where(
+    sql`${t.announced} = 0`,
+  ),
   index("events_place_idx").on(t.placeId),
   index("events_ap_user_idx").on(t.apUserApId).where(
     sql`${t.apUserApId} is not null`,

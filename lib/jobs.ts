@@ -38,6 +38,8 @@ export interface ScheduledJobDeps {
 /** What one run did; a job that failed is named in `failed`. */
 export interface ScheduledJobsResult {
   occurrencesCreated: number;
+  /** Occurrences that came into their series' federation horizon, announced. */
+  occurrencesAnnounced: number;
   sourcesSynced: number;
   remoteEventsPurged: number;
   mediaRemoved: number;
@@ -51,7 +53,8 @@ const DEFAULT_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
 export const SCHEDULED_JOBS_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * Lays recurring series out ahead for their horizon, syncs the calendar
+ * Lays recurring series out ahead for their horizon, announces the
+ * occurrences that came into their federation horizon, syncs the calendar
  * subscriptions due, drops expired OAuth
  * codes and tokens (kept only to detect their reuse), purges ended remote
  * events, then removes uploads no event references (after the purges, whose
@@ -63,6 +66,7 @@ export async function runScheduledJobs(
   const { db, clock, log } = deps;
   const result: ScheduledJobsResult = {
     occurrencesCreated: 0,
+    occurrencesAnnounced: 0,
     sourcesSynced: 0,
     remoteEventsPurged: 0,
     mediaRemoved: 0,
@@ -78,21 +82,32 @@ export async function runScheduledJobs(
   };
   await run("extending recurring events", async () => {
     const settings = await getSettings(db);
-    // New occurrences are announced to followers (a Create each), through
-    // the queue.
     result.occurrencesCreated = await materializeOccurrences({
       db,
       clock,
       settings,
-      publication: deps.federation?.publicationWrite(settings) ?? undefined,
     });
-    if (result.occurrencesCreated > 0) deps.federation?.publicationsQueued();
     if (result.occurrencesCreated > 0) {
       log.info("created occurrences of recurring events", {
         created: result.occurrencesCreated,
       });
     }
   });
+  const announcing = deps.federation;
+  if (announcing) {
+    // After the extension: occurrences that came into their series'
+    // federation horizon are announced to followers (a Create each, through
+    // the queue), once each.
+    await run("announcing occurrences", async () => {
+      result.occurrencesAnnounced = await announcing
+        .announceDueOccurrences();
+      if (result.occurrencesAnnounced > 0) {
+        log.info("announced occurrences of recurring events", {
+          announced: result.occurrencesAnnounced,
+        });
+      }
+    });
+  }
   const fetching = deps.fetching;
   if (fetching) {
     await run("syncing calendar subscriptions", async () => {

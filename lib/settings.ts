@@ -15,6 +15,9 @@ function isTimeZone(tz: string): boolean {
   }
 }
 
+/** The longest federation horizon of a series: the days its occurrences are laid out for. */
+export const MAX_SERIES_HORIZON_DAYS = 90;
+
 /** Every setting an admin may read and write, with its type. */
 export const settingsSchema = z.strictObject({
   instance_title: z.string().trim().min(1).max(100),
@@ -28,6 +31,14 @@ export const settingsSchema = z.strictObject({
   enable_federation: z.boolean(),
   enable_resources: z.boolean(),
   hide_boosts: z.boolean(),
+  /**
+   * A series federates its occurrences starting within this many days (and
+   * always its next one); the hourly job announces the others as they come
+   * into range. 0: only the next one.
+   */
+  federation_series_horizon_days: z.number().int().min(0).max(
+    MAX_SERIES_HORIZON_DAYS,
+  ),
   instance_actor: z.string().regex(
     /^[a-z0-9_]{1,30}$/,
     "lower-case letters, digits and _ (1-30)",
@@ -74,6 +85,7 @@ export const DEFAULT_SETTINGS: Settings = {
   enable_federation: true,
   enable_resources: true,
   hide_boosts: false,
+  federation_series_horizon_days: 14,
   instance_actor: "relay",
 };
 

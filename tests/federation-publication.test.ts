@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../db/client.ts";
-import { getSettings } from "../lib/settings.ts";
+import { getSettings, updateSettings } from "../lib/settings.ts";
 import { createEvent as writeEvent } from "../lib/events/write.ts";
 import { runScheduledJobs } from "../lib/jobs.ts";
 import { silentLogger } from "../lib/log.ts";
@@ -308,7 +308,7 @@ Deno.test('a deleted event is sent as Delete of a Tombstone whose formerType is 
   }
 });
 
-Deno.test("the hourly extension of a series announces its new occurrences, a Create each, and nothing else", async () => {
+Deno.test("the hourly job announces the occurrences that came into a series' horizon, a Create each, and nothing else; the extension's far ones wait", async () => {
   const receiver = startReceiver();
   try {
     await withQueue({}, async (ctx) => {
@@ -326,22 +326,25 @@ Deno.test("the hourly extension of a series announces its new occurrences, a Cre
       });
       assert.equal(res.status, 201);
       const series = await res.json();
-      const occurrences = series.children.length as number;
-      assert.ok(occurrences > 2);
+      assert.equal(series.children.length, 13);
       const creates = () =>
         received(receiver).filter((id) => id.includes("#create-"));
+      // Within the 14 days of the horizon: today's and next week's.
       await eventually(
-        "the series' Creates",
-        () => creates().length === occurrences || undefined,
+        "the first occurrences' Creates",
+        () => creates().length === 2 || undefined,
       );
-      // Two occurrences at the end of the horizon are missing (as if the
-      // horizon had moved on): the hourly job lays them out again.
+      // Two occurrences at the end of the 90 days are missing (as if the
+      // layout had moved on), and the horizon grows to 4 weeks.
       const last = (series.children as { id: number }[]).slice(-2).map((c) =>
         c.id
       );
       await ctx.database.db.run(
         sql`DELETE FROM events WHERE id IN (${last[0]}, ${last[1]})`,
       );
+      await updateSettings(ctx.database.db, ctx.clock, {
+        federation_series_horizon_days: 28,
+      });
       const jobs = await runScheduledJobs({
         db: ctx.database.db,
         clock: ctx.clock,
@@ -349,15 +352,22 @@ Deno.test("the hourly extension of a series announces its new occurrences, a Cre
         media: createDbMediaStore(ctx.database.db, ctx.clock),
         federation: ctx.federation,
       });
+      // Laid out again, not announced (far ahead); the dates of days 14 and 21 are.
       assert.equal(jobs.occurrencesCreated, 2);
+      assert.equal(jobs.occurrencesAnnounced, 2);
       assert.deepEqual(jobs.failed, []);
       await eventually(
         "the new occurrences' Creates",
-        () => creates().length === occurrences + 2 || undefined,
+        () => creates().length === 4 || undefined,
       );
-      // Give a wrong Update of the old occurrences the time to show.
+      // Give a wrong Update of the old occurrences, or a second Create, the time to show.
       await new Promise((r) => setTimeout(r, 500));
-      assert.equal(creates().length, occurrences + 2);
+      assert.deepEqual(
+        creates().map((id) => id.split("#")[0]).sort(),
+        (series.children as { id: number }[]).slice(0, 4).map((c) =>
+          `http://quando.test/federation/m/${c.id}`
+        ).sort(),
+      );
       assert.deepEqual(
         received(receiver).filter((id) => !id.includes("#create-")),
         [],

@@ -641,8 +641,13 @@ Deno.test("settings page: every setting but the actor's name, saved through the 
         "enable_federation",
         "enable_resources",
         "hide_boosts",
+        "federation_series_horizon_days",
       ]
     ) assert.match(page, new RegExp(`<label for="${field}">`), field);
+    assert.match(
+      page,
+      /id="federation_series_horizon_days"[^>]*type="number"[^>]*value="14"/,
+    );
     assert.match(page, /<option value="Europe\/Rome"/);
     assert.match(page, /<option value="UTC" selected/);
     assert.match(page, /@relay@quando\.test/);
@@ -656,6 +661,7 @@ Deno.test("settings page: every setting but the actor's name, saved through the 
       instance_description: "Kept as typed <b>",
       instance_locale: "xx",
       instance_timezone: "Mars/Olympus",
+      federation_series_horizon_days: "2 weeks",
       allow_anon_event: "on",
     }, { cookie: admin.cookie });
     assert.equal(bad.status, 400);
@@ -664,6 +670,8 @@ Deno.test("settings page: every setting but the actor's name, saved through the 
     assert.match(html, /id="instance_title-error"/);
     assert.match(html, /id="instance_timezone-error"/);
     assert.match(html, /id="instance_locale-error"/);
+    assert.match(html, /id="federation_series_horizon_days-error"/);
+    assert.match(html, /value="2 weeks"/);
     assert.match(html, /Kept as typed &lt;b&gt;/);
     // A zone or language no browser offers cannot be kept: the stored one stays selected.
     assert.match(html, /<option value="UTC" selected/);
@@ -677,6 +685,7 @@ Deno.test("settings page: every setting but the actor's name, saved through the 
       instance_description: "What happens in Rome.",
       instance_locale: "it",
       instance_timezone: "Europe/Rome",
+      federation_series_horizon_days: "7",
       allow_registration: "on",
       allow_anon_event: "on",
       enable_federation: "on",
@@ -698,6 +707,7 @@ Deno.test("settings page: every setting but the actor's name, saved through the 
       enable_federation: true,
       enable_resources: false,
       hide_boosts: false,
+      federation_series_horizon_days: 7,
       instance_actor: "relay",
     });
     const saved = await get(ctx, "/admin/settings?saved=1", admin.cookie);

@@ -99,17 +99,7 @@ export interface QueuedPublication {
 export type PublicationWrite = (
   ref: SQL | number,
   before: EventRow[],
-  options?: PublicationOptions,
 ) => BatchRead<QueuedPublication | null>;
-
-export interface PublicationOptions {
-  /**
-   * Only the events the change added (those not in `before`) are published,
-   * by the queue, at once: the hourly extension of a series announces its
-   * new occurrences and leaves the others alone.
-   */
-  onlyNew?: boolean;
-}
 
 /** One statement of a write's batch. */
 export type BatchItem = Parameters<Db["batch"]>[0][number];
@@ -529,9 +519,27 @@ function wantedSlugs(
 }
 
 /**
+ * Which of a series' new occurrences are announced to followers when laid
+ * out (see `events.announced`): those starting within the instance's
+ * federation horizon and the first one (its next occurrence). The hourly
+ * job announces the others as they come into range.
+ */
+function announcedSlots(
+  settings: Settings,
+  nowS: number,
+): (slot: number, index: number) => boolean {
+  const until = nowS + settings.federation_series_horizon_days * 86_400;
+  return (slot, index) => index === 0 || slot <= until;
+}
+
+/** Laid out by the hourly extension: none announced (the job's next step does). */
+const noneAnnounced = () => false;
+
+/**
  * Inserts for occurrences of a series at the given slots, plus their tags.
  * `taken`: slugs already in use among those wanted (see wantedSlugs), read
  * before; the slugs of `freedSlugs` are deleted by the same batch.
+ * `announced` tells which are announced to followers at once.
  */
 function occurrenceStatements(
   db: Db,
@@ -541,6 +549,7 @@ function occurrenceStatements(
   timeZone: string,
   now: Date,
   taken: Set<string>,
+  announced: (slot: number, index: number) => boolean,
   freedSlugs: Set<string> = new Set(),
 ): BatchItem[] {
   if (slots.length === 0) return [];
@@ -565,6 +574,7 @@ function occurrenceStatements(
       parentId: sql`${parentRef}`,
       placeId: template.placeId,
       recurrence_slot: slot,
+      announced: announced(slot, i),
       createdAt: now,
       updatedAt: now,
     }).onConflictDoNothing();
@@ -843,6 +853,7 @@ export async function createEvent<T = undefined>(
           now,
           // A title without a slug gives `tmp-<uuid>` slugs, all free.
           taken ?? new Set(),
+          announcedSlots(settings, Math.floor(now.getTime() / 1000)),
         ),
       );
     }
@@ -1027,6 +1038,7 @@ export async function updateEvent<T = undefined>(
           settings.instance_timezone,
           now,
           taken,
+          announcedSlots(settings, nowS),
           new Set(futureRows.map((r) => r.slug)),
         ),
       );
@@ -1196,8 +1208,9 @@ export async function deleteEvent(
 
 /**
  * Creates the missing occurrences of every local series up to the horizon,
- * queueing their publication (the new ones only) in the same batch when
- * `deps.publication` is given. Idempotent; run after writes and periodically.
+ * not announced to followers: far ahead, they are beyond the series'
+ * federation horizon, and the hourly job's next step announces those that
+ * are due (lib/federation/publishing.ts). Idempotent; run periodically.
  * Returns how many were created.
  */
 export async function materializeOccurrences(
@@ -1236,12 +1249,6 @@ export async function materializeOccurrences(
       existing,
     );
     if (slots.length === 0) continue;
-    // The family as it is, for the publication of the new occurrences only.
-    const family = deps.publication
-      ? await db.select().from(events).where(
-        or(eq(events.id, parent.id), eq(events.parentId, parent.id)),
-      )
-      : [];
     const statements = occurrenceStatements(
       db,
       parent.id,
@@ -1253,10 +1260,8 @@ export async function materializeOccurrences(
         db,
         wantedSlugs(template, slots, settings.instance_timezone),
       ),
+      noneAnnounced,
     );
-    const queue = deps.publication?.(parent.id, family, { onlyNew: true }) ??
-      noPublication;
-    statements.push(...queue.statements);
     await withSlugRetry(() =>
       db.batch(statements as [BatchItem, ...BatchItem[]])
     );

@@ -73,15 +73,26 @@ export interface PublicationMessage {
   event: number;
   before: PublishedBefore[];
   stamp: number;
-  /** Only the events not in `before` (the hourly extension's new occurrences). */
+  /** Only the events not in `before` (queued by earlier versions' hourly extension). */
   onlyNew?: boolean;
+  /**
+   * The hourly job's announcement of occurrences that came into a series'
+   * horizon: only the events in `before`, a Create each.
+   */
+  due?: boolean;
 }
 
 /** What publishing needs of an event as it was before a change. */
 export interface PublishedBefore {
   id: number;
   parentId: number | null;
+  /** Announced (isAnnounced): followers have its Create. */
   federated: boolean;
+  /**
+   * Federated but not yet announced (an occurrence beyond its series'
+   * horizon): its Create is the hourly job's.
+   */
+  pending?: boolean;
 }
 
 /** Whether a queue message is a queued publication (not one of Fedify's). */
@@ -166,7 +177,11 @@ export interface FederationCore {
   toVocabEvent(json: EventObject): Promise<Event>;
 }
 
-/** Whether a local event is on the fediverse: visible, not a series template. */
+/**
+ * Whether a local event is on the fediverse: visible, not a series template
+ * (served at its URL and in the collections; see isAnnounced for what
+ * followers receive).
+ */
 export function isFederated(e: EventRow | null): e is EventRow {
   return e !== null && e.apUserApId === null && e.is_visible &&
     !(e.recurrent !== null && e.parentId === null);
@@ -175,6 +190,14 @@ export function isFederated(e: EventRow | null): e is EventRow {
 /** Whether a queue message is one of Fedify's deliveries (to one inbox). */
 function isOutboxMessage(message: unknown): boolean {
   return (message as { type?: unknown } | null)?.type === "outbox";
+}
+
+/**
+ * Whether followers have (or are sent) a local event's Create: federated
+ * and announced (an occurrence of a series beyond its horizon is not yet).
+ */
+export function isAnnounced(e: EventRow | null): e is EventRow {
+  return isFederated(e) && e.announced;
 }
 
 /** `value` when it is a JSON object, else an empty one. */

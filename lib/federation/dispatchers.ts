@@ -125,9 +125,14 @@ export function registerDispatchers(core: FederationCore): void {
   ).setCounter(async () => await countFollowers(db))
     .setFirstCursor(() => "0");
 
-  /** What the outbox and the upcoming collection list: visible local events, not templates. */
+  /** What the upcoming collection lists: visible local events, not templates. */
   const listedEvents = () =>
     and(isNull(events.apUserApId), eq(events.is_visible, true), NOT_TEMPLATE());
+  /**
+   * What the outbox lists: the events whose Create was sent (an occurrence
+   * beyond its series' federation horizon is not yet).
+   */
+  const sentEvents = () => and(listedEvents(), eq(events.announced, true));
 
   federation.setOutboxDispatcher(
     "/federation/u/{identifier}/outbox",
@@ -140,7 +145,7 @@ export function registerDispatchers(core: FederationCore): void {
       if (before === null) return null;
       const rows = await db.select().from(events).where(
         and(
-          listedEvents(),
+          sentEvents(),
           before > 0 ? lt(events.id, before) : undefined,
         ),
       ).orderBy(desc(events.id)).limit(OUTBOX_PAGE);
@@ -175,7 +180,7 @@ export function registerDispatchers(core: FederationCore): void {
     },
   ).setCounter(async () => {
     const [{ n }] = await db.select({ n: count() }).from(events).where(
-      listedEvents(),
+      sentEvents(),
     );
     return n;
   }).setFirstCursor(() => "0");
@@ -276,6 +281,7 @@ export async function nodeInfo(
       and(
         isNull(events.apUserApId),
         eq(events.is_visible, true),
+        eq(events.announced, true),
         NOT_TEMPLATE(),
       ),
     ),

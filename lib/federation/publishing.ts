@@ -27,6 +27,7 @@ import type { Settings } from "../settings.ts";
 import { deliverableFollowersQuery } from "./actors.ts";
 import {
   type FederationCore,
+  isAnnounced,
   isFederated,
   type PublicationMessage,
   type PublishedBefore,
@@ -58,8 +59,13 @@ export interface Publishing {
   publishWritten(
     change: EventChange & { publication: QueuedPublication | null },
   ): Promise<void>;
-  /** Wakes the queue for publications a batch queued without publishWritten (the hourly job's). */
-  publicationsQueued(): void;
+  /**
+   * The hourly job's part: announces (a Create each, through the queue) the
+   * occurrences of series that came into their federation horizon, and
+   * each series' next occurrence. Each is announced once, however many runs
+   * there are at once. Returns how many; 0 when federation is off.
+   */
+  announceDueOccurrences(): Promise<number>;
   /**
    * Handles a publication from the queue: the event's family as it is now
    * (one read) against the family the write saw before it.
@@ -124,7 +130,8 @@ export function createPublishing(core: FederationCore): Publishing {
   const beforeOf = (e: EventRow): PublishedBefore => ({
     id: e.id,
     parentId: e.parentId,
-    federated: isFederated(e),
+    federated: isAnnounced(e),
+    pending: isFederated(e) && !e.announced,
   });
 
   /**
@@ -149,12 +156,14 @@ export function createPublishing(core: FederationCore): Publishing {
     };
     const settings = await activeSettings();
     if (!settings) return await finish([]);
+    // Only what followers have, or get now: an occurrence beyond its
+    // series' horizon is left to the hourly job (announceDueOccurrences).
     const relevant = changes.filter(({ before, after }) =>
-      before?.federated || isFederated(after)
+      before?.federated || isAnnounced(after)
     );
     if (relevant.length === 0) return await finish([]);
     const published = relevant.flatMap(({ after }) =>
-      isFederated(after) ? [after] : []
+      isAnnounced(after) ? [after] : []
     );
     const [objects, followers] = await runRead(
       db,
@@ -174,7 +183,9 @@ export function createPublishing(core: FederationCore): Publishing {
       raw: JsonObject;
     }[] = [];
     for (const { before, after } of relevant) {
-      const was = before?.federated ?? false;
+      // Pending before and announced now: the hourly job announced it
+      // meanwhile (its Create is its own), so this change is an Update.
+      const was = (before?.federated || before?.pending) ?? false;
       const event = (after ?? before)!;
       // One series' activities (its occurrences', those it detaches
       // included) share an ordering key: delivered in order, as one row.
@@ -182,7 +193,7 @@ export function createPublishing(core: FederationCore): Publishing {
         baseUrl,
         after?.parentId ?? before?.parentId ?? event.id,
       );
-      if (isFederated(after)) {
+      if (isAnnounced(after)) {
         const json = objectById.get(after.id)!;
         const kind = was ? "Update" : "Create";
         const activityId = `${json.id}#${kind.toLowerCase()}-${stamp}`;
@@ -309,17 +320,68 @@ export function createPublishing(core: FederationCore): Publishing {
     ) as EventRow[];
     const pairs = changePairs(message.before, after);
     await publish(
-      message.onlyNew ? pairs.filter((p) => p.before === null) : pairs,
+      message.due
+        // The hourly job's announcement: the occurrences it names.
+        ? pairs.filter((p) => p.before !== null)
+        : message.onlyNew
+        ? pairs.filter((p) => p.before === null)
+        : pairs,
       message.stamp,
     );
   }
 
+  /**
+   * The occurrences to announce now (as `c`): visible local occurrences
+   * not over, never announced, that start within the horizon or are their
+   * series' next one.
+   */
+  function dueOccurrences(settings: Settings, nowS: number): SQL {
+    const until = nowS + settings.federation_series_horizon_days * 86_400;
+    return sql`c.announced = 0 AND c.parentId IS NOT NULL
+      AND c.apUserApId IS NULL AND c.is_visible = 1
+      AND coalesce(c.end_datetime, c.start_datetime) >= ${nowS}
+      AND (c.start_datetime <= ${until} OR c.start_datetime <= (
+        SELECT min(n.start_datetime) FROM events n
+        WHERE n.parentId = c.parentId AND n.is_visible = 1
+          AND coalesce(n.end_datetime, n.start_datetime) >= ${nowS}))`;
+  }
+
+  async function announceDueOccurrences(): Promise<number> {
+    const settings = await activeSettings();
+    if (!settings) return 0;
+    const stamp = clock.now().getTime();
+    const due = dueOccurrences(settings, Math.floor(stamp / 1000));
+    const int = (value: number) => sql`cast(${value} as integer)`;
+    // One transaction: a publication per series naming the occurrences due,
+    // then their mark, with the same condition. A second run (even at once:
+    // SQLite runs one write transaction at a time) finds them marked.
+    const [, announced] = await db.batch([
+      db.run(sql`
+        INSERT INTO fedify_queue (message, availableAt, orderingKey, createdAt)
+        SELECT json_object('type', 'quando:publish', 'event', c.parentId,
+            'before', json_group_array(json_object('id', c.id,
+              'parentId', c.parentId, 'federated', json('false'))),
+            'stamp', ${int(stamp)}, 'due', json('true')),
+          ${int(stamp)}, 'quando:publish:' || c.parentId, ${int(stamp)}
+        FROM events c WHERE ${due}
+        GROUP BY c.parentId`),
+      db.all<{ id: number }>(sql`
+        UPDATE events SET announced = 1
+        WHERE id IN (SELECT c.id FROM events c WHERE ${due})
+        RETURNING id`),
+    ]);
+    const count = (announced as { id: number }[]).length;
+    if (count > 0) source.noteEnqueued?.();
+    return count;
+  }
+
   return {
     publishQueued,
+    announceDueOccurrences,
 
     publicationWrite(settings) {
       if (!settings.enable_federation) return null;
-      return (ref, before, options = {}) => {
+      return (ref, before) => {
         const stamp = clock.now().getTime();
         // Publications of one series are handled in order.
         const named = typeof ref === "number"
@@ -329,19 +391,18 @@ export function createPublishing(core: FederationCore): Publishing {
         // the ordering key and the message.
         const int = (value: SQL | number) => sql`cast(${value} as integer)`;
         const rootId = int(named?.parentId ?? ref);
-        // Only new events: what was there before does not count.
-        const wasFederated = !options.onlyNew && before.some(isFederated);
+        const wasFederated = before.some(isAnnounced);
         const message = sql`json_object('type', 'quando:publish', 'event', ${
           int(ref)
         }, 'before', json(${JSON.stringify(before.map(beforeOf))}), 'stamp', ${
           int(stamp)
-        }, 'onlyNew', json(${options.onlyNew ? "true" : "false"}))`;
-        // The writer publishes at once itself unless deferred; a publication
-        // of new events only (the hourly job) is always the queue's.
+        })`;
+        // The writer publishes at once itself unless deferred.
         const available = stamp +
-          (deps.deferPublication || options.onlyNew ? 0 : PUBLICATION_GRACE_MS);
+          (deps.deferPublication ? 0 : PUBLICATION_GRACE_MS);
         // Queued only when something of the change is (or was) on the
-        // fediverse: a visible local event that is not a series template.
+        // fediverse: a visible local event that is not a series template,
+        // announced (not an occurrence beyond its series' horizon).
         return {
           statements: [
             db.all<{ id: number }>(sql`
@@ -351,6 +412,7 @@ export function createPublishing(core: FederationCore): Publishing {
                 SELECT 1 FROM ${events}
                 WHERE (${events.id} = ${ref} OR ${events.parentId} = ${ref})
                   AND ${events.is_visible} AND ${events.apUserApId} IS NULL
+                  AND ${events.announced}
                   AND NOT (${events.recurrent} IS NOT NULL AND ${events.parentId} IS NULL))
               RETURNING id`),
           ],
@@ -360,10 +422,6 @@ export function createPublishing(core: FederationCore): Publishing {
           },
         };
       };
-    },
-
-    publicationsQueued() {
-      source.noteEnqueued?.();
     },
 
     async publishWritten({ before, after, publication }) {

@@ -79,8 +79,12 @@ export interface FederationService {
   publishWritten(
     change: EventChange & { publication: QueuedPublication | null },
   ): Promise<void>;
-  /** Wakes the queue for publications a batch queued without publishWritten (the hourly job's). */
-  publicationsQueued(): void;
+  /**
+   * The hourly job's part: announces (a Create each, through the queue) the
+   * occurrences of series that came into their federation horizon, and
+   * each series' next occurrence, once each. Returns how many.
+   */
+  announceDueOccurrences(): Promise<number>;
   /** Fetches an actor (URL, @user@host or instance domain), trusts and follows it. */
   addTrust(input: string): Promise<ApUserRow>;
   /**
@@ -221,7 +225,7 @@ export function createFederationService(
 
     publicationWrite: publishing.publicationWrite,
     publishWritten: publishing.publishWritten,
-    publicationsQueued: publishing.publicationsQueued,
+    announceDueOccurrences: publishing.announceDueOccurrences,
 
     addTrust: trust.addTrust,
     toggleFollow: trust.toggleFollow,

@@ -109,6 +109,8 @@ export const en = {
   "settings.field.enable_resources": "Keep replies from the fediverse",
   "settings.field.hide_boosts": "Hide boosts",
   "settings.field.instance_actor": "Fediverse account",
+  "settings.field.federation_series_horizon_days":
+    "Days ahead a recurring event is sent",
   "settings.hint.instance_title": "(shown on every page, in feeds and apps)",
   "settings.hint.instance_description":
     "(the home page; at most 2000 characters)",
@@ -129,6 +131,8 @@ export const en = {
     "Replies to events become comments that moderators can hide.",
   "settings.hint.hide_boosts":
     "Kept for Gancio's settings; no page shows boosts yet.",
+  "settings.hint.federation_series_horizon_days":
+    "Followers receive the dates of a series starting within this many days (0 to 90), and always its next one; the others follow as they come into range.",
   "settings.actorFixed":
     "The instance's name on the fediverse. Followers and trusted instances know it by this address: changing it would cut them off, so it cannot be changed here.",
   "settings.save": "Save the settings",
@@ -136,6 +140,8 @@ export const en = {
   "settings.error.instance_description": "Use at most 2000 characters.",
   "settings.error.instance_timezone": "Choose a time zone from the list.",
   "settings.error.instance_locale": "Choose a language from the list.",
+  "settings.error.federation_series_horizon_days":
+    "Give a whole number of days from 0 to 90.",
 } as const;
 
 /** Italian. */
@@ -243,6 +249,8 @@ export const it: Record<keyof typeof en, string> = {
   "settings.field.enable_resources": "Conserva le risposte dal fediverso",
   "settings.field.hide_boosts": "Nascondi le condivisioni",
   "settings.field.instance_actor": "Account nel fediverso",
+  "settings.field.federation_series_horizon_days":
+    "Giorni in anticipo con cui si inviano gli eventi ricorrenti",
   "settings.hint.instance_title":
     "(compare su ogni pagina, nei feed e nelle app)",
   "settings.hint.instance_description":
@@ -264,6 +272,8 @@ export const it: Record<keyof typeof en, string> = {
     "Le risposte agli eventi diventano commenti che i moderatori possono nascondere.",
   "settings.hint.hide_boosts":
     "Conservata per le impostazioni di Gancio; nessuna pagina mostra ancora le condivisioni.",
+  "settings.hint.federation_series_horizon_days":
+    "Chi segue l'istanza riceve le date di una serie che iniziano entro questi giorni (da 0 a 90), e sempre la prossima; le altre seguono man mano che si avvicinano.",
   "settings.actorFixed":
     "Il nome dell'istanza nel fediverso. Chi la segue e le istanze fidate la conoscono con questo indirizzo: cambiarlo le taglierebbe fuori, perciò qui non si può cambiare.",
   "settings.save": "Salva le impostazioni",
@@ -272,4 +282,6 @@ export const it: Record<keyof typeof en, string> = {
   "settings.error.instance_description": "Usa al massimo 2000 caratteri.",
   "settings.error.instance_timezone": "Scegli un fuso orario dall'elenco.",
   "settings.error.instance_locale": "Scegli una lingua dall'elenco.",
+  "settings.error.federation_series_horizon_days":
+    "Indica un numero intero di giorni da 0 a 90.",
 };

@@ -1,5 +1,6 @@
 /** The instance settings page (admins). */
 import type { MessageKey } from "../../lib/i18n.ts";
+import { MAX_SERIES_HORIZON_DAYS } from "../../lib/settings.ts";
 import { Csrf, type PageProps, WebPage } from "./web.tsx";
 
 /** The settings the page switches on and off, in the order shown, by section. */
@@ -24,6 +25,8 @@ export interface SettingsFields {
   instance_description: string;
   instance_locale: string;
   instance_timezone: string;
+  /** As typed (a whole number of days). */
+  federation_series_horizon_days: string;
   switches: Record<SwitchKey, boolean>;
 }
 
@@ -33,7 +36,8 @@ export type SettingsErrors = Partial<
     | "instance_title"
     | "instance_description"
     | "instance_locale"
-    | "instance_timezone",
+    | "instance_timezone"
+    | "federation_series_horizon_days",
     string
   >
 >;
@@ -158,6 +162,23 @@ export function SettingsView(
         <fieldset>
           <legend>{t("settings.section.federation")}</legend>
           {SWITCHES.federation.map(toggle)}
+          {label("federation_series_horizon_days")}
+          <input
+            id="federation_series_horizon_days"
+            name="federation_series_horizon_days"
+            type="number"
+            inputmode="numeric"
+            required
+            min={0}
+            max={MAX_SERIES_HORIZON_DAYS}
+            step={1}
+            value={values.federation_series_horizon_days}
+            aria-describedby={described("federation_series_horizon_days")}
+            aria-invalid={errors.federation_series_horizon_days
+              ? "true"
+              : undefined}
+          />
+          {problem("federation_series_horizon_days")}
           <p class="label">{t("settings.field.instance_actor")}</p>
           <p>
             <code>{props.actor}</code>

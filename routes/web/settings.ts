@@ -40,6 +40,9 @@ function fieldsOf(settings: Settings): SettingsFields {
     instance_description: settings.instance_description,
     instance_locale: settings.instance_locale,
     instance_timezone: settings.instance_timezone,
+    federation_series_horizon_days: String(
+      settings.federation_series_horizon_days,
+    ),
     switches: Object.fromEntries(
       SWITCH_KEYS.map((key) => [key, settings[key]]),
     ) as Record<SwitchKey, boolean>,
@@ -140,6 +143,11 @@ export function settingsRoutes(deps: RouteDeps, web: WebKit) {
       instance_description: formText(form, "instance_description", 10_000),
       instance_locale: formText(form, "instance_locale", 40),
       instance_timezone: formText(form, "instance_timezone", 100),
+      federation_series_horizon_days: formText(
+        form,
+        "federation_series_horizon_days",
+        20,
+      ),
       switches: Object.fromEntries(
         SWITCH_KEYS.map((key) => [key, form[key] !== undefined]),
       ) as Record<SwitchKey, boolean>,
@@ -149,6 +157,11 @@ export function settingsRoutes(deps: RouteDeps, web: WebKit) {
       instance_description: values.instance_description,
       instance_locale: values.instance_locale,
       instance_timezone: values.instance_timezone,
+      // A whole number as typed ("14"); anything else fails the schema.
+      federation_series_horizon_days:
+        /^\s*\d{1,3}\s*$/.test(values.federation_series_horizon_days)
+          ? Number(values.federation_series_horizon_days)
+          : NaN,
       ...values.switches,
     });
     const errors: SettingsErrors = {};
@@ -156,7 +169,8 @@ export function settingsRoutes(deps: RouteDeps, web: WebKit) {
       const field = issue.path[0];
       if (
         field === "instance_title" || field === "instance_description" ||
-        field === "instance_locale" || field === "instance_timezone"
+        field === "instance_locale" || field === "instance_timezone" ||
+        field === "federation_series_horizon_days"
       ) errors[field] = t(`settings.error.${field}`);
     }
     // Only the languages offered (the stored one is kept if it is another).

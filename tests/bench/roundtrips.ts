@@ -52,5 +52,5 @@ console.log(
 console.log(
   `13-occurrence weekly series, one follower: ${series.total} database calls ` +
     `(request ${series.request}, publishing ${series.publishing}, queue ${series.queue}); ` +
-    `${series.deliveries} deliveries received`,
+    `${series.deliveries} deliveries received (${series.announced} occurrences within the federation horizon)`,
 );
