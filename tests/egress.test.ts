@@ -16,6 +16,7 @@ import {
 } from "../lib/net/egress.ts";
 import { createDocumentLoader } from "../lib/federation/loader.ts";
 import { call, createTestApp, userWithToken } from "./helpers.ts";
+import { addFollower } from "./support/roundtrips.ts";
 
 const NOT_PUBLIC = [
   // IPv4
@@ -465,4 +466,52 @@ Deno.test("add_trust: an actor URL is fetched through the guarded loader only; w
     globalThis.fetch = realFetch;
     ctx.close();
   }
+});
+
+Deno.test("deliveries: a follower whose inbox is a private address gets nothing unless ALLOW_PRIVATE_ADDRESSES (Fedify's own fetch goes through the guard)", async () => {
+  const received: string[] = [];
+  const inbox = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      received.push(new URL(request.url).pathname);
+      await request.body?.cancel();
+      return new Response(null, { status: 202 });
+    },
+  );
+  const counts: Record<string, number> = {};
+  try {
+    for (const allow of [false, true]) {
+      const ctx = await createTestApp({
+        env: allow ? { ALLOW_PRIVATE_ADDRESSES: "true" } : {},
+        federation: { manualQueue: true },
+        // The queue's clock is the system's.
+        now: new Date().toISOString(),
+      });
+      const stop = new AbortController();
+      const queue = ctx.federation.startQueue(stop.signal);
+      try {
+        await addFollower(ctx, `http://127.0.0.1:${inbox.addr.port}/inbox`);
+        const member = await userWithToken(ctx, "user");
+        const start = Math.floor(Date.now() / 1000) + 86_400;
+        const res = await call(ctx, "POST", "/api/events", {
+          token: member.token,
+          json: { title: "Picnic", start_datetime: start, place_name: "Park" },
+        });
+        assert.equal(res.status, 201);
+        await res.body?.cancel();
+        const before = received.length;
+        for (let i = 0; i < 5; i++) {
+          await ctx.federation.drainQueue({ maxMs: 500 });
+        }
+        counts[String(allow)] = received.length - before;
+      } finally {
+        stop.abort();
+        await queue;
+        ctx.close();
+      }
+    }
+  } finally {
+    await inbox.shutdown();
+  }
+  assert.deepEqual(counts, { false: 0, true: 1 });
 });

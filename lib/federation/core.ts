@@ -42,7 +42,7 @@ import {
   type FederationUrls,
 } from "./object.ts";
 import type { LibsqlMessageQueue } from "./store.ts";
-import type { EgressFetch } from "../net/egress.ts";
+import { type EgressFetch, portableEgress } from "../net/egress.ts";
 import {
   type BundlingQueue,
   createBundlingQueue,
@@ -239,6 +239,15 @@ export function createFederationCore(
     // A fan-out message expands into outbox messages of its raw activity.
     whileHandling: (message) => rawActivities.whileHandling(message),
   });
+  /**
+   * How a delivery is sent: through the egress guard like every other
+   * request (inbox URLs come from remote actors' documents), never
+   * following a redirect.
+   */
+  const sendDelivery = (request: Request) =>
+    (deps.egress ?? portableEgress)(request, {
+      allowPrivateAddress: deps.allowPrivateAddresses,
+    });
   /** The queue as Fedify gets it, handling queued publications itself. */
   const federationQueue: MessageQueue = {
     get nativeRetrial() {
@@ -256,7 +265,7 @@ export function createFederationCore(
             : isOutboxMessage(message)
             // A delivery: its signature scheme is chosen and remembered
             // as lib/federation/signatures.ts says.
-            ? duringDelivery(() => handler(message))
+            ? duringDelivery(() => handler(message), sendDelivery)
             : handler(message),
         options,
       ),

@@ -70,6 +70,8 @@ interface Delivery {
   knocks: Knock[];
   /** The last answer, when it was a failure not about the signature. */
   failure: KeptAnswer | null;
+  /** How the delivery's requests are sent (the egress guard), when given. */
+  send: ((request: Request) => Promise<Response>) | null;
 }
 
 /** How much of a failure's body is kept (Fedify logs the first 1 KiB). */
@@ -148,7 +150,13 @@ function deliveryFetch(inner: typeof fetch): typeof fetch {
       });
       return answer(failure);
     }
-    const response = await inner(input, init);
+    // Inbox URLs come from remote actors' documents: through the egress
+    // guard, outside this delivery's context (the guard's own fetch is then
+    // the plain one).
+    const send = delivery.send;
+    const response = send
+      ? await deliveries.exit(() => send(new Request(input, init)))
+      : await inner(input, init);
     delivery.knocks.push({
       origin,
       spec,
@@ -180,9 +188,19 @@ export function installDeliveryFetch(): void {
   globalThis.fetch = wrapped;
 }
 
-/** Runs `fn` (Fedify handling one outbox message) as one delivery. */
-export function duringDelivery<T>(fn: () => T | Promise<T>): Promise<T> {
-  return deliveries.run({ knocks: [], failure: null }, async () => await fn());
+/**
+ * Runs `fn` (Fedify handling one outbox message) as one delivery; with
+ * `send`, its signed requests are sent by it (the egress guard) instead of
+ * the global `fetch`.
+ */
+export function duringDelivery<T>(
+  fn: () => T | Promise<T>,
+  send?: (request: Request) => Promise<Response>,
+): Promise<T> {
+  return deliveries.run(
+    { knocks: [], failure: null, send: send ?? null },
+    async () => await fn(),
+  );
 }
 
 /**
