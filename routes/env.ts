@@ -1,6 +1,7 @@
 /** Types shared by the HTTP layer: the app's dependencies and Hono environment. */
 import type { Database } from "../db/client.ts";
 import type { PasswordHasher } from "../lib/auth/password.ts";
+import type { ActiveSession } from "../lib/auth/sessions.ts";
 import type { AccessClaims, TokenCodec } from "../lib/auth/tokens.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Config } from "../lib/config.ts";
@@ -8,6 +9,7 @@ import type { Logger } from "../lib/log.ts";
 import type { FederationService } from "../lib/federation/service.ts";
 import type { MediaStore } from "../lib/media/store.ts";
 import type { EgressFetch } from "../lib/net/egress.ts";
+import type { Settings } from "../lib/settings.ts";
 import type { UserRow } from "../lib/users.ts";
 
 /** What `createApp` is built from. */
@@ -46,12 +48,25 @@ export interface AuthInfo {
   scopes: string[] | null;
 }
 
+/** A form post's fields, as parsed by Hono (strings and files). */
+export type PostedForm = Record<string, string | File | (string | File)[]>;
+
 export type AppEnv = {
   Bindings: {
     /** Set by the server entry (Deno.serve's remote address). */
     remoteAddr?: { hostname: string };
   };
   Variables: {
+    /** The API's caller (routes/auth.ts: requireAuth, optionalAuth). */
     auth: AuthInfo;
+    /**
+     * The session of a signed-in page (routes/web/kit.ts: requireSession,
+     * requirePost).
+     */
+    session: ActiveSession;
+    /** The fields of a signed-in form post, its CSRF token checked (requirePost). */
+    form: PostedForm;
+    /** The request's settings, once read (routes/request-settings.ts: settingsOf). */
+    settings?: Promise<Settings>;
   };
 };

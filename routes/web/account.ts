@@ -12,7 +12,6 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { deleteCookie } from "hono/cookie";
 import { authenticateWithPassword } from "../../lib/auth/login.ts";
 import { registerUser } from "../../lib/auth/register.ts";
 import { changeOwnEmail } from "../../lib/auth/email-change.ts";
@@ -21,13 +20,8 @@ import {
   listAuthorizations,
   withdrawAuthorization,
 } from "../../lib/oauth/grants.ts";
-import {
-  type ActiveSession,
-  endSession,
-  isSessionCsrfToken,
-} from "../../lib/auth/sessions.ts";
+import { type ActiveSession, endSession } from "../../lib/auth/sessions.ts";
 import { ApiError } from "../../lib/errors.ts";
-import { getSettings } from "../../lib/settings.ts";
 import { clientAddress } from "../auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { AccountView, LoginView, RegisterView } from "../views/admin.tsx";
@@ -36,7 +30,7 @@ import { formText, type PageStatus, safeNext, type WebKit } from "./kit.ts";
 /** The routes of signing in and out, registration and the account page. */
 export function accountRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
   const auth = { db, clock: deps.clock, hasher: deps.hasher };
 
   app.get("/login", async (c) => {
@@ -45,19 +39,15 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     return web.render(c, {}, (common) => LoginView({ ...common, next }));
   });
 
-  app.post("/login", async (c) => {
-    if (web.foreign(c)) {
-      return web.refused(c, "The form was posted from another site.");
-    }
+  app.post("/login", web.fromThisSite, async (c) => {
     const form = await c.req.parseBody();
     const email = formText(form, "email", 320).trim();
     const next = safeNext(formText(form, "next"));
-    const settings = await getSettings(db);
-    const { t } = web.language(c, settings);
+    const { t } = await web.language(c);
     const again = (error: string, status: PageStatus) =>
       web.render(
         c,
-        { settings, status },
+        { status },
         (common) => LoginView({ ...common, next, email, error }),
       );
     try {
@@ -82,22 +72,19 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
   });
 
   app.get("/register", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await web.settings(c);
     if (!settings.allow_registration) return c.notFound();
     return web.render(
       c,
-      { settings },
+      {},
       (common) => RegisterView({ ...common, errors: {} }),
     );
   });
 
-  app.post("/register", async (c) => {
-    if (web.foreign(c)) {
-      return web.refused(c, "The form was posted from another site.");
-    }
-    const settings = await getSettings(db);
+  app.post("/register", web.fromThisSite, async (c) => {
+    const settings = await web.settings(c);
     if (!settings.allow_registration) return c.notFound();
-    const { t } = web.language(c, settings);
+    const { t } = await web.language(c);
     const form = await c.req.parseBody();
     const email = formText(form, "email", 320).trim();
     const again = (
@@ -107,7 +94,7 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     ) =>
       web.render(
         c,
-        { settings, status },
+        { status },
         (common) => RegisterView({ ...common, email, errors, error }),
       );
     try {
@@ -173,10 +160,8 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     );
   };
 
-  app.get("/account", async (c) => {
-    const who = await web.signedIn(c, "/account");
-    if (!who.ok) return who.answer;
-    const { t } = web.language(c, await getSettings(db));
+  app.get("/account", web.requireSession(), async (c) => {
+    const { t } = await web.language(c);
     const notice = c.req.query("changed")
       ? t("account.changed")
       : c.req.query("withdrawn")
@@ -184,56 +169,56 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       : c.req.query("email")
       ? t("users.email.ifFree")
       : undefined;
-    return await accountPage(c, who.current, { notice });
+    return await accountPage(c, c.var.session, { notice });
   });
 
-  app.post("/account/password", async (c) => {
-    const posted = await web.posted(c, "/account");
-    if (!posted.ok) return posted.answer;
-    const { current, form } = posted;
-    const { t } = web.language(c, await getSettings(db));
-    if (formText(form, "new_password").length < 8) {
-      return await accountPage(c, current, {
-        passwordError: t("register.shortPassword"),
-      }, 400);
-    }
-    try {
-      const user = await changeOwnPassword(
-        auth,
-        current.user,
-        {
-          current: formText(form, "current_password"),
-          next: formText(form, "new_password"),
-        },
-        clientAddress(c, deps.config),
-      );
-      // Every session ended with the change: this browser gets a new one.
-      await web.signIn(c, user);
-      return c.redirect("/account?changed=1", 303);
-    } catch (error) {
-      if (
-        error instanceof ApiError &&
-        (error.status === 403 || error.status === 401)
-      ) {
+  app.post(
+    "/account/password",
+    web.requirePost("user", "/account"),
+    async (c) => {
+      const { session: current, form } = c.var;
+      const { t } = await web.language(c);
+      if (formText(form, "new_password").length < 8) {
         return await accountPage(c, current, {
-          passwordError: t("account.wrongCurrent"),
-        }, 403);
+          passwordError: t("register.shortPassword"),
+        }, 400);
       }
-      if (error instanceof ApiError && error.status === 429) {
-        web.passHeaders(c, error);
-        return await accountPage(c, current, {
-          passwordError: t("signIn.tooMany"),
-        }, 429);
+      try {
+        const user = await changeOwnPassword(
+          auth,
+          current.user,
+          {
+            current: formText(form, "current_password"),
+            next: formText(form, "new_password"),
+          },
+          clientAddress(c, deps.config),
+        );
+        // Every session ended with the change: this browser gets a new one.
+        await web.signIn(c, user);
+        return c.redirect("/account?changed=1", 303);
+      } catch (error) {
+        if (
+          error instanceof ApiError &&
+          (error.status === 403 || error.status === 401)
+        ) {
+          return await accountPage(c, current, {
+            passwordError: t("account.wrongCurrent"),
+          }, 403);
+        }
+        if (error instanceof ApiError && error.status === 429) {
+          web.passHeaders(c, error);
+          return await accountPage(c, current, {
+            passwordError: t("signIn.tooMany"),
+          }, 429);
+        }
+        throw error;
       }
-      throw error;
-    }
-  });
+    },
+  );
 
-  app.post("/account/email", async (c) => {
-    const posted = await web.posted(c, "/account");
-    if (!posted.ok) return posted.answer;
-    const { current, form } = posted;
-    const { t } = web.language(c, await getSettings(db));
+  app.post("/account/email", web.requirePost("user", "/account"), async (c) => {
+    const { session: current, form } = c.var;
+    const { t } = await web.language(c);
     const newEmail = formText(form, "email", 320).trim();
     try {
       // A taken address changes nothing, but the answer is the same: whether
@@ -267,37 +252,28 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     }
   });
 
-  app.post("/account/apps/:client/withdraw", async (c) => {
-    const posted = await web.posted(c, "/account");
-    if (!posted.ok) return posted.answer;
-    await withdrawAuthorization(
-      db,
-      deps.clock,
-      posted.current.user.id,
-      c.req.param("client"),
-    );
-    return c.redirect("/account?withdrawn=1", 303);
-  });
+  app.post(
+    "/account/apps/:client/withdraw",
+    web.requirePost("user", "/account"),
+    async (c) => {
+      await withdrawAuthorization(
+        db,
+        deps.clock,
+        c.var.session.user.id,
+        c.req.param("client"),
+      );
+      return c.redirect("/account?withdrawn=1", 303);
+    },
+  );
 
-  app.post("/logout", async (c) => {
-    if (web.foreign(c)) {
-      return web.refused(c, "The form was posted from another site.");
-    }
+  app.post("/logout", web.fromThisSite, async (c) => {
     const current = await web.session(c);
     if (current) {
-      const form = await c.req.parseBody();
-      if (
-        !await isSessionCsrfToken(
-          web.secret,
-          current.id,
-          formText(form, "csrf_token", 200),
-        )
-      ) {
-        return web.refused(c, "The form's CSRF token is missing or wrong.");
-      }
+      const refusal = await web.wrongToken(c, current, await c.req.parseBody());
+      if (refusal) return refusal;
       await endSession(db, current.id);
     }
-    deleteCookie(c, web.cookieName, { path: "/", secure: web.secure });
+    web.signOut(c);
     return c.redirect("/", 303);
   });
 

@@ -13,7 +13,6 @@ import {
   findClientSummary,
   listClients,
 } from "../../lib/oauth/clients.ts";
-import { getSettings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { ClientsView, ConfirmView } from "../views/admin-federation.tsx";
 import { MessageView } from "../views/web.tsx";
@@ -25,7 +24,7 @@ const PAGE_SIZE = 20;
 /** The OAuth clients administration's routes. */
 export function clientRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
 
   const unknown = (c: Context<AppEnv>, current: ActiveSession) =>
     web.render(
@@ -41,13 +40,11 @@ export function clientRoutes(deps: RouteDeps, web: WebKit) {
         }),
     );
 
-  app.get(HOME, async (c) => {
-    const who = await web.signedIn(c, HOME, web.admins);
-    if (!who.ok) return who.answer;
-    const settings = await getSettings(db);
+  app.get(HOME, web.requireSession("admin"), async (c) => {
+    const settings = await web.settings(c);
     const page = pageOf(c.req.query("page"));
     const clients = await listClients(db, deps.clock, page, PAGE_SIZE);
-    const { lang } = web.language(c, settings);
+    const { lang } = await web.language(c);
     const format = new Intl.DateTimeFormat(lang, {
       dateStyle: "medium",
       timeStyle: "short",
@@ -58,7 +55,7 @@ export function clientRoutes(deps: RouteDeps, web: WebKit) {
       : null;
     return web.render(
       c,
-      { settings, current: who.current },
+      { current: c.var.session },
       (common) =>
         ClientsView({
           ...common,
@@ -84,26 +81,20 @@ export function clientRoutes(deps: RouteDeps, web: WebKit) {
     );
   });
 
-  app.get(`${HOME}/:id/delete`, async (c) => {
+  app.get(`${HOME}/:id/delete`, web.requireSession("admin"), async (c) => {
     const id = c.req.param("id");
-    const who = await web.signedIn(
-      c,
-      `${HOME}/${encodeURIComponent(id)}/delete`,
-      web.admins,
-    );
-    if (!who.ok) return who.answer;
     const client = await findClientSummary(db, deps.clock, id);
-    if (!client) return unknown(c, who.current);
+    if (!client) return unknown(c, c.var.session);
     return web.render(
       c,
-      { current: who.current },
+      { current: c.var.session },
       async (common) =>
         ConfirmView({
           ...common,
           title: common.t("clients.confirmTitle", { name: client.name }),
           text: common.t("clients.confirmText", { count: client.users }),
           action: `${HOME}/${encodeURIComponent(client.client_id)}/delete`,
-          csrfToken: await web.csrfToken(who.current),
+          csrfToken: await web.csrfToken(c.var.session),
           confirm: common.t("clients.confirmButton"),
           cancel: { href: HOME, label: common.t("clients.cancel") },
           path: HOME,
@@ -111,11 +102,9 @@ export function clientRoutes(deps: RouteDeps, web: WebKit) {
     );
   });
 
-  app.post(`${HOME}/:id/delete`, async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
+  app.post(`${HOME}/:id/delete`, web.requirePost("admin", HOME), async (c) => {
     if (!await deleteClient(db, c.req.param("id"))) {
-      return unknown(c, posted.current);
+      return unknown(c, c.var.session);
     }
     return c.redirect(`${HOME}?done=deleted`, 303);
   });

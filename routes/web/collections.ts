@@ -27,7 +27,6 @@ import { ApiError } from "../../lib/errors.ts";
 import { searchPlaces } from "../../lib/events/catalog.ts";
 import { listActors } from "../../lib/federation/actors.ts";
 import type { MessageKey, Translate } from "../../lib/i18n.ts";
-import { getSettings, type Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import {
   type Choice,
@@ -141,7 +140,7 @@ const NOTICES: Record<string, MessageKey> = {
 /** The collections administration's routes. */
 export function collectionRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
 
   const noticeOf = (c: Context<AppEnv>, t: Translate) => {
     const key = NOTICES[c.req.query("done") ?? ""];
@@ -154,11 +153,10 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     current: ActiveSession,
     extra: { status?: PageStatus; value?: string; error?: string } = {},
   ) => {
-    const settings = await getSettings(db);
     const all = await listCollections(db, true);
     return web.render(
       c,
-      { settings, current, status: extra.status },
+      { current, status: extra.status },
       async (common) =>
         CollectionsView({
           ...common,
@@ -230,7 +228,6 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
   const collectionPage = async (
     c: Context<AppEnv>,
     current: ActiveSession,
-    settings: Settings,
     found: { collection: CollectionRow; filters: FilterRow[] },
     extra: {
       status?: PageStatus;
@@ -243,7 +240,7 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     const { collection } = found;
     return web.render(
       c,
-      { settings, current, status: extra.status },
+      { current, status: extra.status },
       async (common) =>
         CollectionView({
           ...common,
@@ -295,20 +292,16 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     };
   };
 
-  app.get(HOME, async (c) => {
-    const who = await web.signedIn(c, HOME, web.admins);
-    if (!who.ok) return who.answer;
-    return await listPage(c, who.current);
+  app.get(HOME, web.requireSession("admin"), async (c) => {
+    return await listPage(c, c.var.session);
   });
 
-  app.post(HOME, async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
-    const { t } = web.language(c, await getSettings(db));
-    const value = formText(posted.form, "name", 1000);
+  app.post(HOME, web.requirePost("admin"), async (c) => {
+    const { t } = await web.language(c);
+    const value = formText(c.var.form, "name", 1000);
     const parsed = collectionInputSchema.safeParse({ name: value });
     if (!parsed.success) {
-      return await listPage(c, posted.current, {
+      return await listPage(c, c.var.session, {
         status: 400,
         value,
         error: t("collections.error.name"),
@@ -319,7 +312,7 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
       return c.redirect(`${HOME}/${created.id}?done=created`, 303);
     } catch (error) {
       if (error instanceof ApiError && error.status === 409) {
-        return await listPage(c, posted.current, {
+        return await listPage(c, c.var.session, {
           status: 409,
           value,
           error: t("collections.error.taken"),
@@ -329,30 +322,19 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     }
   });
 
-  app.get(`${HOME}/:id`, async (c) => {
-    const path = `${HOME}/${c.req.param("id")}`;
-    const who = await web.signedIn(c, path, web.admins);
-    if (!who.ok) return who.answer;
-    const col = await collectionOf(c, who.current);
+  app.get(`${HOME}/:id`, web.requireSession("admin"), async (c) => {
+    const col = await collectionOf(c, c.var.session);
     if (!col.ok) return col.answer;
-    return await collectionPage(
-      c,
-      who.current,
-      await getSettings(db),
-      col.found,
-    );
+    return await collectionPage(c, c.var.session, col.found);
   });
 
-  app.post(`${HOME}/:id`, async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
-    const col = await collectionOf(c, posted.current);
+  app.post(`${HOME}/:id`, web.requirePost("admin", HOME), async (c) => {
+    const col = await collectionOf(c, c.var.session);
     if (!col.ok) return col.answer;
-    const settings = await getSettings(db);
-    const { t } = web.language(c, settings);
-    const value = formText(posted.form, "name", 1000);
+    const { t } = await web.language(c);
+    const value = formText(c.var.form, "name", 1000);
     const again = (status: PageStatus, error: string) =>
-      collectionPage(c, posted.current, settings, col.found, {
+      collectionPage(c, c.var.session, col.found, {
         status,
         rename: { value, error },
       });
@@ -382,7 +364,6 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     found: { collection: CollectionRow; filters: FilterRow[] },
     editing: number | null,
   ) => {
-    const settings = await getSettings(db);
     const { values, input } = filterFromForm(form);
     const { placeNames } = await choices();
     const parsed = filterInputSchema.safeParse(
@@ -391,11 +372,11 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     if (parsed.success) return { ok: true as const, input: parsed.data };
     const errors = filterErrors(
       parsed.error.issues,
-      web.language(c, settings).t,
+      (await web.language(c)).t,
     );
     return {
       ok: false as const,
-      answer: await collectionPage(c, current, settings, found, {
+      answer: await collectionPage(c, current, found, {
         status: 400,
         ...(editing === null
           ? { add: { values, errors } }
@@ -404,21 +385,19 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     };
   };
 
-  app.post(`${HOME}/:id/filters`, async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
-    const col = await collectionOf(c, posted.current);
+  app.post(`${HOME}/:id/filters`, web.requirePost("admin", HOME), async (c) => {
+    const col = await collectionOf(c, c.var.session);
     if (!col.ok) return col.answer;
     const filter = await postedFilter(
       c,
-      posted.current,
-      posted.form,
+      c.var.session,
+      c.var.form,
       col.found,
       null,
     );
     if (!filter.ok) return filter.answer;
     if (!await stillThere(() => createFilter(db, deps.clock, filter.input))) {
-      return await unknown(c, posted.current, "collections.unknown");
+      return await unknown(c, c.var.session, "collections.unknown");
     }
     return c.redirect(`${HOME}/${col.found.collection.id}?done=added`, 303);
   });
@@ -432,56 +411,59 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     return found.filters.some((f) => f.id === id) ? id : null;
   };
 
-  app.post(`${HOME}/:id/filters/:fid`, async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
-    const col = await collectionOf(c, posted.current);
-    if (!col.ok) return col.answer;
-    const fid = filterIdOf(c, col.found);
-    if (fid === null) {
-      return await unknown(c, posted.current, "collections.unknownFilter");
-    }
-    const filter = await postedFilter(
-      c,
-      posted.current,
-      posted.form,
-      col.found,
-      fid,
-    );
-    if (!filter.ok) return filter.answer;
-    if (
-      !await stillThere(() => replaceFilter(db, deps.clock, fid, filter.input))
-    ) {
-      return await unknown(c, posted.current, "collections.unknownFilter");
-    }
-    return c.redirect(`${HOME}/${col.found.collection.id}?done=saved`, 303);
-  });
+  app.post(
+    `${HOME}/:id/filters/:fid`,
+    web.requirePost("admin", HOME),
+    async (c) => {
+      const col = await collectionOf(c, c.var.session);
+      if (!col.ok) return col.answer;
+      const fid = filterIdOf(c, col.found);
+      if (fid === null) {
+        return await unknown(c, c.var.session, "collections.unknownFilter");
+      }
+      const filter = await postedFilter(
+        c,
+        c.var.session,
+        c.var.form,
+        col.found,
+        fid,
+      );
+      if (!filter.ok) return filter.answer;
+      if (
+        !await stillThere(() =>
+          replaceFilter(db, deps.clock, fid, filter.input)
+        )
+      ) {
+        return await unknown(c, c.var.session, "collections.unknownFilter");
+      }
+      return c.redirect(`${HOME}/${col.found.collection.id}?done=saved`, 303);
+    },
+  );
 
-  app.post(`${HOME}/:id/filters/:fid/delete`, async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
-    const col = await collectionOf(c, posted.current);
-    if (!col.ok) return col.answer;
-    const fid = filterIdOf(c, col.found);
-    if (fid === null) {
-      return await unknown(c, posted.current, "collections.unknownFilter");
-    }
-    if (!await stillThere(() => deleteFilter(db, fid))) {
-      return await unknown(c, posted.current, "collections.unknownFilter");
-    }
-    return c.redirect(`${HOME}/${col.found.collection.id}?done=removed`, 303);
-  });
+  app.post(
+    `${HOME}/:id/filters/:fid/delete`,
+    web.requirePost("admin", HOME),
+    async (c) => {
+      const col = await collectionOf(c, c.var.session);
+      if (!col.ok) return col.answer;
+      const fid = filterIdOf(c, col.found);
+      if (fid === null) {
+        return await unknown(c, c.var.session, "collections.unknownFilter");
+      }
+      if (!await stillThere(() => deleteFilter(db, fid))) {
+        return await unknown(c, c.var.session, "collections.unknownFilter");
+      }
+      return c.redirect(`${HOME}/${col.found.collection.id}?done=removed`, 303);
+    },
+  );
 
-  app.get(`${HOME}/:id/delete`, async (c) => {
-    const path = `${HOME}/${c.req.param("id")}/delete`;
-    const who = await web.signedIn(c, path, web.admins);
-    if (!who.ok) return who.answer;
-    const col = await collectionOf(c, who.current);
+  app.get(`${HOME}/:id/delete`, web.requireSession("admin"), async (c) => {
+    const col = await collectionOf(c, c.var.session);
     if (!col.ok) return col.answer;
     const { collection, filters } = col.found;
     return web.render(
       c,
-      { current: who.current },
+      { current: c.var.session },
       async (common) =>
         ConfirmView({
           ...common,
@@ -490,7 +472,7 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
           }),
           text: common.t("collections.confirmText", { count: filters.length }),
           action: `${HOME}/${collection.id}/delete`,
-          csrfToken: await web.csrfToken(who.current),
+          csrfToken: await web.csrfToken(c.var.session),
           confirm: common.t("collections.confirmButton"),
           cancel: {
             href: `${HOME}/${collection.id}`,
@@ -501,15 +483,13 @@ export function collectionRoutes(deps: RouteDeps, web: WebKit) {
     );
   });
 
-  app.post(`${HOME}/:id/delete`, async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
-    const col = await collectionOf(c, posted.current);
+  app.post(`${HOME}/:id/delete`, web.requirePost("admin", HOME), async (c) => {
+    const col = await collectionOf(c, c.var.session);
     if (!col.ok) return col.answer;
     if (
       !await stillThere(() => deleteCollection(db, col.found.collection.id))
     ) {
-      return await unknown(c, posted.current, "collections.unknown");
+      return await unknown(c, c.var.session, "collections.unknown");
     }
     return c.redirect(`${HOME}?done=deleted`, 303);
   });

@@ -23,7 +23,7 @@ import type { EventFull } from "../../lib/events/serialize.ts";
 import { deleteEvent, updateEvent } from "../../lib/events/write.ts";
 import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import { emptyMediaTrashNow } from "../../lib/media/cleanup.ts";
-import { getSettings, type Settings } from "../../lib/settings.ts";
+import type { Settings } from "../../lib/settings.ts";
 import type { UserRow } from "../../lib/users.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import {
@@ -132,7 +132,7 @@ function ruleOf(
 /** The `/my` and event editing routes. */
 export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
   const writes = eventWrites(deps);
 
   /** A plain-text answer the page gives instead (404, 403, 400), never cached. */
@@ -148,12 +148,11 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
    */
   const editable = async (
     c: Context<AppEnv>,
-    settings: Settings,
     user: UserRow,
   ): Promise<
     { ok: true; event: EventFull } | { ok: false; answer: Response }
   > => {
-    const { t } = web.language(c, settings);
+    const { t } = await web.language(c);
     const event = await loadEventFull(
       db,
       Number(c.req.param("id")),
@@ -172,20 +171,18 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
     return { ok: true, event };
   };
 
-  app.get("/my", async (c) => {
-    const who = await web.signedIn(c, "/my");
-    if (!who.ok) return who.answer;
-    const settings = await getSettings(db);
+  app.get("/my", web.requireSession(), async (c) => {
+    const settings = await web.settings(c);
     const page = pageOf(c.req.query("page"));
     const { groups, more } = await listOwnEventGroups(
       db,
-      who.current.user.id,
+      c.var.session.user.id,
       unixNow(deps.clock),
       page,
       PAGE_SIZE,
       DATES_SHOWN,
     );
-    const { lang, t } = web.language(c, settings);
+    const { lang, t } = await web.language(c);
     const zone = settings.instance_timezone;
     const shown = (e: OwnEvent): MyEvent => ({
       id: e.id,
@@ -199,11 +196,11 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
     const done = NOTICES[c.req.query("done") ?? ""];
     return web.render(
       c,
-      { settings, current: who.current },
+      { current: c.var.session },
       async (common) =>
         MyEventsView({
           ...common,
-          csrfToken: await web.csrfToken(who.current),
+          csrfToken: await web.csrfToken(c.var.session),
           page,
           hasNext: more,
           notice: done ? t(done) : undefined,
@@ -240,7 +237,6 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
     return web.render(
       c,
       {
-        settings,
         current,
         status: Object.keys(errors).length > 0 || error ? 400 : 200,
       },
@@ -272,33 +268,29 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
   const nextOf = (value: string | undefined) =>
     value ? safeNext(value, "/my") : undefined;
 
-  app.get(`/events/${ID}/edit`, async (c) => {
-    const who = await web.signedIn(c, c.req.path);
-    if (!who.ok) return who.answer;
-    const settings = await getSettings(db);
-    const found = await editable(c, settings, who.current.user);
+  app.get(`/events/${ID}/edit`, web.requireSession(), async (c) => {
+    const settings = await web.settings(c);
+    const found = await editable(c, c.var.session.user);
     if (!found.ok) return found.answer;
     return await editForm(
       c,
       settings,
-      who.current,
+      c.var.session,
       found.event,
       formFieldsOfEvent(found.event, settings.instance_timezone),
       nextOf(c.req.query("next")),
     );
   });
 
-  app.post(`/events/${ID}/edit`, async (c) => {
-    const posted = await web.posted(c, c.req.path);
-    if (!posted.ok) return posted.answer;
-    const settings = await getSettings(db);
-    const user = posted.current.user;
-    const found = await editable(c, settings, user);
+  app.post(`/events/${ID}/edit`, web.requirePost(), async (c) => {
+    const settings = await web.settings(c);
+    const user = c.var.session.user;
+    const found = await editable(c, user);
     if (!found.ok) return found.answer;
     const event = found.event;
-    const next = nextOf(formText(posted.form, "next"));
-    const post = readEventForm(posted.form);
-    const { t } = web.language(c, settings);
+    const next = nextOf(formText(c.var.form, "next"));
+    const post = readEventForm(c.var.form);
+    const { t } = await web.language(c);
     const prepared = await writes.prepare(
       t,
       settings,
@@ -311,7 +303,7 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
       return await editForm(
         c,
         settings,
-        posted.current,
+        c.var.session,
         event,
         post.values,
         next,
@@ -333,7 +325,7 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
       return await editForm(
         c,
         settings,
-        posted.current,
+        c.var.session,
         event,
         post.values,
         next,
@@ -347,43 +339,43 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
     return c.redirect(back, 303);
   });
 
-  app.post(`/events/${ID}/status`, async (c) => {
-    const posted = await web.posted(c, "/my");
-    if (!posted.ok) return posted.answer;
-    const settings = await getSettings(db);
-    const found = await editable(c, settings, posted.current.user);
-    if (!found.ok) return found.answer;
-    const status = formText(posted.form, "status", 40);
-    if (status !== "EventCancelled" && status !== "EventScheduled") {
-      return plain(c, "status must be EventCancelled or EventScheduled", 400);
-    }
-    const result = await updateEvent(
-      writes.writeDeps(settings),
-      posted.current.user,
-      found.event.id,
-      { status },
-    );
-    await writes.publish(result);
-    const page = pageOf(formText(posted.form, "page", 10));
-    const done = status === "EventCancelled" ? "cancelled" : "uncancelled";
-    return c.redirect(`/my?page=${page}&done=${done}`, 303);
-  });
+  app.post(
+    `/events/${ID}/status`,
+    web.requirePost("user", "/my"),
+    async (c) => {
+      const settings = await web.settings(c);
+      const found = await editable(c, c.var.session.user);
+      if (!found.ok) return found.answer;
+      const status = formText(c.var.form, "status", 40);
+      if (status !== "EventCancelled" && status !== "EventScheduled") {
+        return plain(c, "status must be EventCancelled or EventScheduled", 400);
+      }
+      const result = await updateEvent(
+        writes.writeDeps(settings),
+        c.var.session.user,
+        found.event.id,
+        { status },
+      );
+      await writes.publish(result);
+      const page = pageOf(formText(c.var.form, "page", 10));
+      const done = status === "EventCancelled" ? "cancelled" : "uncancelled";
+      return c.redirect(`/my?page=${page}&done=${done}`, 303);
+    },
+  );
 
-  app.get(`/events/${ID}/delete`, async (c) => {
-    const who = await web.signedIn(c, c.req.path);
-    if (!who.ok) return who.answer;
-    const settings = await getSettings(db);
-    const found = await editable(c, settings, who.current.user);
+  app.get(`/events/${ID}/delete`, web.requireSession(), async (c) => {
+    const settings = await web.settings(c);
+    const found = await editable(c, c.var.session.user);
     if (!found.ok) return found.answer;
     const event = found.event;
-    const { lang } = web.language(c, settings);
+    const { lang } = await web.language(c);
     return web.render(
       c,
-      { settings, current: who.current },
+      { current: c.var.session },
       async (common) =>
         DeleteView({
           ...common,
-          csrfToken: await web.csrfToken(who.current),
+          csrfToken: await web.csrfToken(c.var.session),
           id: event.id,
           title: event.title,
           when: whenOf(
@@ -398,22 +390,24 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
     );
   });
 
-  app.post(`/events/${ID}/delete`, async (c) => {
-    const posted = await web.posted(c, "/my");
-    if (!posted.ok) return posted.answer;
-    const settings = await getSettings(db);
-    const found = await editable(c, settings, posted.current.user);
-    if (!found.ok) return found.answer;
-    const result = await deleteEvent(
-      writes.writeDeps(settings),
-      posted.current.user,
-      found.event.id,
-    );
-    await writes.publish(result);
-    await emptyMediaTrashNow({ db, media: deps.media, log: deps.log });
-    const next = nextOf(formText(posted.form, "next")) ?? "/my";
-    return c.redirect(next === "/my" ? "/my?done=deleted" : next, 303);
-  });
+  app.post(
+    `/events/${ID}/delete`,
+    web.requirePost("user", "/my"),
+    async (c) => {
+      const settings = await web.settings(c);
+      const found = await editable(c, c.var.session.user);
+      if (!found.ok) return found.answer;
+      const result = await deleteEvent(
+        writes.writeDeps(settings),
+        c.var.session.user,
+        found.event.id,
+      );
+      await writes.publish(result);
+      await emptyMediaTrashNow({ db, media: deps.media, log: deps.log });
+      const next = nextOf(formText(c.var.form, "next")) ?? "/my";
+      return c.redirect(next === "/my" ? "/my?done=deleted" : next, 303);
+    },
+  );
 
   return app;
 }

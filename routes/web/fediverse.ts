@@ -22,8 +22,8 @@ import {
   TRUST_PROBLEMS,
   trustInputSchema,
 } from "../../lib/federation/trust.ts";
-import type { MessageKey } from "../../lib/i18n.ts";
-import { getSettings, type Settings } from "../../lib/settings.ts";
+import type { MessageKey, Translate } from "../../lib/i18n.ts";
+import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import {
   type ActorItem,
@@ -128,14 +128,14 @@ const NOTICES: Record<string, MessageKey> = {
 /** The fediverse administration's routes. */
 export function fediverseRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
 
   const federationState = (settings: Settings): FederationState =>
     !deps.federation ? "absent" : settings.enable_federation ? "on" : "off";
 
-  const noticeOf = (c: Context<AppEnv>, settings: Settings) => {
+  const noticeOf = (c: Context<AppEnv>, t: Translate) => {
     const key = NOTICES[c.req.query("done") ?? ""];
-    return key ? web.language(c, settings).t(key) : undefined;
+    return key ? t(key) : undefined;
   };
 
   /** The main page, with what the trust form had and any problem. */
@@ -158,14 +158,14 @@ export function fediverseRoutes(deps: RouteDeps, web: WebKit) {
     const here = withQuery(HOME, { page, ipage });
     return web.render(
       c,
-      { settings, current, status: extra.status },
+      { current, status: extra.status },
       async (common) =>
         FediverseView({
           ...common,
           csrfToken: await web.csrfToken(current),
           federation: federationState(settings),
           trust: extra.trust ?? { value: "" },
-          notice: extra.status ? undefined : noticeOf(c, settings),
+          notice: extra.status ? undefined : noticeOf(c, common.t),
           error: extra.error,
           back: here,
           actors: actors.data.map(actorItem),
@@ -195,12 +195,11 @@ export function fediverseRoutes(deps: RouteDeps, web: WebKit) {
   const unknown = (
     c: Context<AppEnv>,
     current: ActiveSession,
-    settings: Settings,
     key: MessageKey,
   ) =>
     web.render(
       c,
-      { settings, current, status: 404 },
+      { current, status: 404 },
       (common) =>
         MessageView({
           ...common,
@@ -215,80 +214,82 @@ export function fediverseRoutes(deps: RouteDeps, web: WebKit) {
   const done = (c: Context<AppEnv>, back: string, notice: string) =>
     c.redirect(withQuery(back, { done: notice }), 303);
 
-  app.get(HOME, async (c) => {
-    const who = await web.signedIn(c, HOME, web.admins);
-    if (!who.ok) return who.answer;
-    return await mainPage(c, who.current, await getSettings(db));
+  app.get(HOME, web.requireSession("admin"), async (c) => {
+    return await mainPage(c, c.var.session, await web.settings(c));
   });
 
-  app.get("/admin/fediverse/instances/:domain", async (c) => {
-    const domain = c.req.param("domain");
-    const who = await web.signedIn(c, instancePath(domain), web.admins);
-    if (!who.ok) return who.answer;
-    const settings = await getSettings(db);
-    const instance = await findInstance(db, domain);
-    if (!instance) {
-      return unknown(c, who.current, settings, "fediverse.unknownInstance");
-    }
-    const page = pageOf(c.req.query("page"));
-    const actors = await listActorsWithActivity(db, page, PAGE_SIZE, domain);
-    const path = instancePath(domain);
-    return web.render(
-      c,
-      { settings, current: who.current },
-      async (common) =>
-        InstanceView({
-          ...common,
-          csrfToken: await web.csrfToken(who.current),
-          federation: federationState(settings),
-          instance: {
-            domain: instance.domain,
-            name: instance.name,
-            blocked: instance.blocked,
-            actors: actors.count,
-          },
-          notice: noticeOf(c, settings),
-          back: withQuery(path, { page }),
-          actors: actors.data.map(actorItem),
-          actorPaging: {
-            page,
-            totalPages: actors.totalPages,
-            href: (p) => withQuery(path, { page: p }),
-          },
-        }),
-    );
-  });
-
-  app.post("/admin/fediverse/trust", async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
-    const settings = await getSettings(db);
-    const { t } = web.language(c, settings);
-    const typed = formText(posted.form, "url", 4000);
-    const again = (error: string) =>
-      mainPage(c, posted.current, settings, {
-        status: 400,
-        trust: { value: typed.slice(0, 2000), error },
-      });
-    const parsed = trustInputSchema.safeParse({ url: typed });
-    if (!parsed.success) {
-      return await again(
-        t(typed.trim() ? "fediverse.error.tooLong" : "fediverse.error.empty"),
-      );
-    }
-    if (!deps.federation || federationState(settings) !== "on") {
-      return await again(t("fediverse.error.off"));
-    }
-    try {
-      await deps.federation.addTrust(parsed.data.url);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 400) {
-        return await again(t(trustProblemKey(error)));
+  app.get(
+    "/admin/fediverse/instances/:domain",
+    web.requireSession("admin"),
+    async (c) => {
+      const domain = c.req.param("domain");
+      const settings = await web.settings(c);
+      const instance = await findInstance(db, domain);
+      if (!instance) {
+        return unknown(c, c.var.session, "fediverse.unknownInstance");
       }
-      throw error;
-    }
-    return done(c, HOME, "trusted");
-  });
+      const page = pageOf(c.req.query("page"));
+      const actors = await listActorsWithActivity(db, page, PAGE_SIZE, domain);
+      const path = instancePath(domain);
+      return web.render(
+        c,
+        { current: c.var.session },
+        async (common) =>
+          InstanceView({
+            ...common,
+            csrfToken: await web.csrfToken(c.var.session),
+            federation: federationState(settings),
+            instance: {
+              domain: instance.domain,
+              name: instance.name,
+              blocked: instance.blocked,
+              actors: actors.count,
+            },
+            notice: noticeOf(c, common.t),
+            back: withQuery(path, { page }),
+            actors: actors.data.map(actorItem),
+            actorPaging: {
+              page,
+              totalPages: actors.totalPages,
+              href: (p) => withQuery(path, { page: p }),
+            },
+          }),
+      );
+    },
+  );
+
+  app.post(
+    "/admin/fediverse/trust",
+    web.requirePost("admin", HOME),
+    async (c) => {
+      const settings = await web.settings(c);
+      const { t } = await web.language(c);
+      const typed = formText(c.var.form, "url", 4000);
+      const again = (error: string) =>
+        mainPage(c, c.var.session, settings, {
+          status: 400,
+          trust: { value: typed.slice(0, 2000), error },
+        });
+      const parsed = trustInputSchema.safeParse({ url: typed });
+      if (!parsed.success) {
+        return await again(
+          t(typed.trim() ? "fediverse.error.tooLong" : "fediverse.error.empty"),
+        );
+      }
+      if (!deps.federation || federationState(settings) !== "on") {
+        return await again(t("fediverse.error.off"));
+      }
+      try {
+        await deps.federation.addTrust(parsed.data.url);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 400) {
+          return await again(t(trustProblemKey(error)));
+        }
+        throw error;
+      }
+      return done(c, HOME, "trusted");
+    },
+  );
 
   /**
    * An action on one actor named by the form's `ap_id`: 400 when the form
@@ -299,31 +300,29 @@ export function fediverseRoutes(deps: RouteDeps, web: WebKit) {
     path: string,
     act: (apId: string, blocked: boolean | null) => Promise<string>,
   ) =>
-    app.post(path, async (c) => {
-      const posted = await web.posted(c, HOME, web.admins);
-      if (!posted.ok) return posted.answer;
-      const settings = await getSettings(db);
-      const { t } = web.language(c, settings);
-      const apId = formText(posted.form, "ap_id", 2001).trim();
-      const blocked = stateOf(posted.form.blocked);
+    app.post(path, web.requirePost("admin", HOME), async (c) => {
+      const settings = await web.settings(c);
+      const { t } = await web.language(c);
+      const apId = formText(c.var.form, "ap_id", 2001).trim();
+      const blocked = stateOf(c.var.form.blocked);
       if (
         !apId || apId.length > 2000 ||
         (path.endsWith("/block") && blocked === null)
       ) {
-        return await mainPage(c, posted.current, settings, {
+        return await mainPage(c, c.var.session, settings, {
           status: 400,
           error: t("fediverse.error.missing"),
         });
       }
       try {
         const notice = await act(apId, blocked);
-        return done(c, backOf(formText(posted.form, "back")), notice);
+        return done(c, backOf(formText(c.var.form, "back")), notice);
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) {
-          return unknown(c, posted.current, settings, "fediverse.unknownActor");
+          return unknown(c, c.var.session, "fediverse.unknownActor");
         }
         if (error instanceof ApiError && error.status === 400) {
-          return await mainPage(c, posted.current, settings, {
+          return await mainPage(c, c.var.session, settings, {
             status: 400,
             error: t(trustProblemKey(error)),
           });
@@ -356,37 +355,34 @@ export function fediverseRoutes(deps: RouteDeps, web: WebKit) {
     return blocked ? "blocked" : "unblocked";
   });
 
-  app.post("/admin/fediverse/instances/block", async (c) => {
-    const posted = await web.posted(c, HOME, web.admins);
-    if (!posted.ok) return posted.answer;
-    const settings = await getSettings(db);
-    const domain = formText(posted.form, "domain", 301).trim();
-    const blocked = stateOf(posted.form.blocked);
-    if (!domain || domain.length > 300 || blocked === null) {
-      return await mainPage(c, posted.current, settings, {
-        status: 400,
-        error: web.language(c, settings).t("fediverse.error.missing"),
-      });
-    }
-    try {
-      await toggleInstanceBlock(db, deps.clock, domain, blocked);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
-        return unknown(
-          c,
-          posted.current,
-          settings,
-          "fediverse.unknownInstance",
-        );
+  app.post(
+    "/admin/fediverse/instances/block",
+    web.requirePost("admin", HOME),
+    async (c) => {
+      const settings = await web.settings(c);
+      const domain = formText(c.var.form, "domain", 301).trim();
+      const blocked = stateOf(c.var.form.blocked);
+      if (!domain || domain.length > 300 || blocked === null) {
+        return await mainPage(c, c.var.session, settings, {
+          status: 400,
+          error: (await web.language(c)).t("fediverse.error.missing"),
+        });
       }
-      throw error;
-    }
-    return done(
-      c,
-      backOf(formText(posted.form, "back")),
-      blocked ? "blocked" : "unblocked",
-    );
-  });
+      try {
+        await toggleInstanceBlock(db, deps.clock, domain, blocked);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) {
+          return unknown(c, c.var.session, "fediverse.unknownInstance");
+        }
+        throw error;
+      }
+      return done(
+        c,
+        backOf(formText(c.var.form, "back")),
+        blocked ? "blocked" : "unblocked",
+      );
+    },
+  );
 
   return app;
 }

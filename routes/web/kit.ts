@@ -8,8 +8,8 @@
  * - the page's language and the rendering with a fresh nonce.
  * A session never authorises `/api/*` (DESIGN.md §11).
  */
-import type { Context } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
+import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import {
   type ActiveSession,
@@ -23,10 +23,10 @@ import { randomToken } from "../../lib/auth/tokens.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { isModerator } from "../../lib/events/access.ts";
 import { INTERFACE_LANGUAGES } from "../../lib/i18n.ts";
-import { getSettings, type Settings } from "../../lib/settings.ts";
 import type { UserRow } from "../../lib/users.ts";
-import type { AppEnv, RouteDeps } from "../env.ts";
+import type { AppEnv, PostedForm, RouteDeps } from "../env.ts";
 import { languageLinks, type PageLanguage, pageLanguage } from "../language.ts";
+import { settingsOf } from "../request-settings.ts";
 import type { PageProps } from "../views/web.tsx";
 
 /** The statuses a page of the interface answers with. */
@@ -35,11 +35,13 @@ export type PageStatus = 200 | 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429;
 /** What every page shows: its nonce, language, the instance's name and who is signed in. */
 export type PageCommon = PageProps;
 
-/** A form post's fields, as parsed by Hono (strings and files). */
-export type PostedForm = Record<string, string | File | (string | File)[]>;
+export type { PostedForm };
 
-/** A page's answer, or what to answer instead (a redirect or a refusal). */
-export type Checked<T> = ({ ok: true } & T) | { ok: false; answer: Response };
+/**
+ * Who may open a signed-in page, at least: "user" (anyone signed in),
+ * "editor" (editors and admins) or "admin".
+ */
+export type PageRole = "user" | "editor" | "admin";
 
 /** The policy of these pages: styles and scripts by nonce, forms to here only. */
 function contentSecurityPolicy(nonce: string): string {
@@ -92,16 +94,23 @@ export function createWebKit(deps: RouteDeps) {
   const ownOrigin = new URL(deps.config.baseUrl).origin;
   const secret = deps.config.jwtSecret;
 
+  /** The request's instance settings, read once (routes/request-settings.ts). */
+  const settings = (c: Context<AppEnv>) => settingsOf(c, db);
+
   /**
    * The page's language, its locale and translator (see routes/language.ts:
    * a choice by `?lang=` is remembered in a cookie).
    */
-  const language = (
+  const language = async (
     c: Context<AppEnv>,
-    settings: Settings,
     available: readonly string[] = INTERFACE_LANGUAGES,
-  ): PageLanguage =>
-    pageLanguage(c, settings.instance_locale, available, secure);
+  ): Promise<PageLanguage> =>
+    pageLanguage(
+      c,
+      (await settings(c)).instance_locale,
+      available,
+      secure,
+    );
 
   /** The session of the request's cookie, or null. */
   const session = (c: Context<AppEnv>): Promise<ActiveSession | null> =>
@@ -155,22 +164,21 @@ export function createWebKit(deps: RouteDeps) {
   const render = async (
     c: Context<AppEnv>,
     options: {
-      settings?: Settings;
       current?: ActiveSession | null;
       status?: PageStatus;
       languages?: readonly string[];
     },
     view: (common: PageCommon) => JSX.Element | Promise<JSX.Element>,
   ) => {
-    const settings = options.settings ?? await getSettings(db);
+    const { instance_title } = await settings(c);
     const nonce = randomToken(16);
     const available = options.languages ?? INTERFACE_LANGUAGES;
-    const { lang, t } = language(c, settings, available);
+    const { lang, t } = await language(c, available);
     const body = await view({
       nonce,
       lang,
       t,
-      instanceName: settings.instance_title,
+      instanceName: instance_title,
       viewer: await viewerOf(options.current ?? null),
       // A GET shows the same page in each language; a form's answer offers
       // its blank page (what was typed is not posted twice).
@@ -185,53 +193,95 @@ export function createWebKit(deps: RouteDeps) {
   const toSignIn = (c: Context<AppEnv>, path: string) =>
     c.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
 
+  /** Whether `role` lets `user` in. */
+  const lets = (role: PageRole, user: UserRow) =>
+    role === "admin"
+      ? user.role === "admin"
+      : role === "editor"
+      ? isModerator(user)
+      : true;
+
   /**
-   * The signed-in user of a page, when `allowed` lets them in; otherwise a
-   * redirect to sign in, or a 403 page.
+   * The session of the request when its user's role lets them in (then on
+   * `c.var.session`); otherwise the answer instead: a redirect to sign in
+   * (coming back to `next`), or a 403.
    */
-  const signedIn = async (
+  const admitted = async (
     c: Context<AppEnv>,
-    path: string,
-    allowed: (user: UserRow) => boolean = () => true,
-  ): Promise<Checked<{ current: ActiveSession }>> => {
+    role: PageRole,
+    next: string | undefined,
+  ): Promise<Response | null> => {
     const current = await session(c);
-    if (!current) return { ok: false, answer: toSignIn(c, path) };
-    if (!allowed(current.user)) {
-      return {
-        ok: false,
-        answer: refused(c, "Your account's role may not open this page."),
-      };
+    // The path as the browser sent it (still percent-encoded).
+    if (!current) return toSignIn(c, next ?? new URL(c.req.url).pathname);
+    if (!lets(role, current.user)) {
+      return refused(c, "Your account's role may not open this page.");
     }
-    return { ok: true, current };
+    c.set("session", current);
+    return null;
   };
 
   /**
-   * A form post of a signed-in user whom `allowed` lets in, from this site,
-   * with its session's CSRF token; otherwise what to answer instead.
+   * A signed-in page: lets in the session's user when their role is at
+   * least `role` ("user": anyone signed in; "editor": editors and admins;
+   * "admin"), and puts the session on `c.var.session`. Anyone else is sent
+   * to sign in, coming back to `next` (the request's path unless told), or
+   * refused (403) when signed in with a lesser role.
    */
-  const posted = async (
-    c: Context<AppEnv>,
-    path: string,
-    allowed: (user: UserRow) => boolean = () => true,
-  ): Promise<Checked<{ current: ActiveSession; form: PostedForm }>> => {
-    if (foreign(c)) {
-      return {
-        ok: false,
-        answer: refused(c, "The form was posted from another site."),
-      };
-    }
-    const who = await signedIn(c, path, allowed);
-    if (!who.ok) return who;
-    const form = await c.req.parseBody({ all: true });
-    const token = formText(form, "csrf_token", 200);
-    if (!await isSessionCsrfToken(secret, who.current.id, token)) {
-      return {
-        ok: false,
-        answer: refused(c, "The form's CSRF token is missing or wrong."),
-      };
-    }
-    return { ok: true, current: who.current, form };
+  const requireSession = (
+    role: PageRole = "user",
+    next?: string,
+  ): MiddlewareHandler<AppEnv> =>
+  async (c, nextHandler) => {
+    const answer = await admitted(c, role, next);
+    if (answer) return answer;
+    await nextHandler();
   };
+
+  /**
+   * A signed-in form post: refused when posted from another site, then
+   * requireSession's checks (sign-in comes back to `next`: the page of the
+   * form, the request's path unless told), then the session's CSRF token.
+   * Puts the session on `c.var.session` and the parsed form (every value of
+   * a repeated field) on `c.var.form`.
+   */
+  const requirePost = (
+    role: PageRole = "user",
+    next?: string,
+  ): MiddlewareHandler<AppEnv> =>
+  async (c, nextHandler) => {
+    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    const answer = await admitted(c, role, next);
+    if (answer) return answer;
+    const form = await c.req.parseBody({ all: true });
+    const refusal = await wrongToken(c, c.var.session, form);
+    if (refusal) return refusal;
+    c.set("form", form);
+    await nextHandler();
+  };
+
+  /**
+   * A post that needs no session (signing in, registering, an invitation, an
+   * anonymous submission): refused when it comes from another site.
+   */
+  const fromThisSite: MiddlewareHandler<AppEnv> = async (c, nextHandler) => {
+    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    await nextHandler();
+  };
+
+  /** The refusal of a form whose CSRF token is not `current`'s, or null. */
+  const wrongToken = async (
+    c: Context<AppEnv>,
+    current: ActiveSession,
+    form: PostedForm,
+  ) =>
+    await isSessionCsrfToken(
+        secret,
+        current.id,
+        formText(form, "csrf_token", 200),
+      )
+      ? null
+      : refused(c, "The form's CSRF token is missing or wrong.");
 
   /** Starts a session for `user` and sets its cookie. */
   const signIn = async (c: Context<AppEnv>, user: UserRow) => {
@@ -245,6 +295,10 @@ export function createWebKit(deps: RouteDeps) {
     });
   };
 
+  /** Ends the browser's session cookie (the caller ends the session). */
+  const signOut = (c: Context<AppEnv>) =>
+    deleteCookie(c, cookieName, { path: "/", secure });
+
   /** Copies an ApiError's headers (Retry-After) onto the page's answer. */
   const passHeaders = (c: Context<AppEnv>, error: ApiError) => {
     for (const [name, value] of Object.entries(error.headers ?? {})) {
@@ -253,25 +307,19 @@ export function createWebKit(deps: RouteDeps) {
   };
 
   return {
-    db,
-    secure,
-    cookieName,
-    secret,
+    settings,
     language,
     session,
     csrfToken,
-    foreign,
-    refused,
     render,
     toSignIn,
-    signedIn,
-    posted,
+    requireSession,
+    requirePost,
+    fromThisSite,
+    wrongToken,
     signIn,
+    signOut,
     passHeaders,
-    /** Lets in editors and admins. */
-    moderators: (user: UserRow) => isModerator(user),
-    /** Lets in admins only. */
-    admins: (user: UserRow) => user.role === "admin",
   };
 }
 

@@ -26,7 +26,7 @@ import { addMessage, listMessagesOfEvents } from "../../lib/events/messages.ts";
 import { sanitizeDescription } from "../../lib/events/sanitize.ts";
 import { deleteEvent, toggleEvent } from "../../lib/events/write.ts";
 import type { MessageKey, Translate } from "../../lib/i18n.ts";
-import { getSettings, type Settings } from "../../lib/settings.ts";
+import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { eventWriteDeps, federateChange } from "../event-writes.ts";
 import { MessageBody } from "../events.ts";
@@ -142,7 +142,7 @@ function shownResource(
 /** The moderation pages' routes. */
 export function moderationRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
 
   /** Dates in the page's language, times in the instance's zone. */
   const formatter = (lang: string, settings: Settings) =>
@@ -224,7 +224,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     wanted: number,
     extras: { notice?: MessageKey; draft?: MessageDraft } = {},
   ) => {
-    const settings = await getSettings(db);
+    const settings = await web.settings(c);
     let page = wanted;
     let queued = await listUnconfirmedPage(db, page, QUEUE_PAGE_SIZE);
     const pages = Math.max(1, Math.ceil(queued.count / QUEUE_PAGE_SIZE));
@@ -237,16 +237,16 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
       current.user,
       queued.events.map((e) => e.id),
     );
-    const { lang, t } = web.language(c, settings);
+    const { lang, t } = await web.language(c);
     const format = formatter(lang, settings);
     return web.render(
       c,
-      { settings, current, status: extras.draft ? 400 : 200 },
+      { current, status: extras.draft ? 400 : 200 },
       async (common) =>
         QueueView({
           ...common,
           csrfToken: await web.csrfToken(current),
-          admin: web.admins(current.user),
+          admin: current.user.role === "admin",
           notice: extras.notice ? t(extras.notice) : undefined,
           draft: extras.draft,
           count: queued.count,
@@ -276,37 +276,37 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     messaged: "moderation.messaged",
   };
 
-  app.get("/admin", async (c) => {
-    const who = await web.signedIn(c, "/admin", web.moderators);
-    if (!who.ok) return who.answer;
+  app.get("/admin", web.requireSession("editor"), async (c) => {
     const done = Object.keys(NOTICES).find((name) => c.req.query(name));
-    return await queuePage(c, who.current, pageOf(c.req.query("page")), {
+    return await queuePage(c, c.var.session, pageOf(c.req.query("page")), {
       notice: done ? NOTICES[done] : undefined,
     });
   });
 
-  app.post("/admin/events/:id/confirm", async (c) => {
-    const posted = await web.posted(c, "/admin", web.moderators);
-    if (!posted.ok) return posted.answer;
-    const page = pageOf(formText(posted.form, "page", 10));
-    const id = idOf(c.req.param("id"));
-    if (id === null) {
-      return refusal(c, posted.current, notFound("Event"), queueHref(page));
-    }
-    try {
-      const settings = await getSettings(db);
-      const result = await toggleEvent(
-        eventWriteDeps(deps, settings),
-        posted.current.user,
-        id,
-        { to: true },
-      );
-      await federateChange(deps, result);
-    } catch (error) {
-      return refusal(c, posted.current, error, queueHref(page));
-    }
-    return c.redirect(queueHref(page, "confirmed"), 303);
-  });
+  app.post(
+    "/admin/events/:id/confirm",
+    web.requirePost("editor", "/admin"),
+    async (c) => {
+      const page = pageOf(formText(c.var.form, "page", 10));
+      const id = idOf(c.req.param("id"));
+      if (id === null) {
+        return refusal(c, c.var.session, notFound("Event"), queueHref(page));
+      }
+      try {
+        const settings = await web.settings(c);
+        const result = await toggleEvent(
+          eventWriteDeps(deps, settings),
+          c.var.session.user,
+          id,
+          { to: true },
+        );
+        await federateChange(deps, result);
+      } catch (error) {
+        return refusal(c, c.var.session, error, queueHref(page));
+      }
+      return c.redirect(queueHref(page, "confirmed"), 303);
+    },
+  );
 
   /**
    * The event a rejection is about, when it may be rejected: a local event
@@ -340,100 +340,106 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     return { event };
   };
 
-  app.get("/admin/events/:id/reject", async (c) => {
-    const who = await web.signedIn(c, "/admin", web.moderators);
-    if (!who.ok) return who.answer;
-    const page = pageOf(c.req.query("page"));
-    const found = await rejectable(c, who.current, c.req.param("id"), page);
-    if (!found.event) return found.answer;
-    const { event } = found;
-    const settings = await getSettings(db);
-    const { lang, t } = web.language(c, settings);
-    const format = formatter(lang, settings);
-    return web.render(
-      c,
-      { settings, current: who.current },
-      async (common) =>
-        RejectView({
-          ...common,
-          csrfToken: await web.csrfToken(who.current),
-          event: {
-            id: event.id,
-            title: event.title,
-            when: format.format(new Date(event.start_datetime * 1000)),
-            submitted: submittedBy(t, format, event.userId, event.createdAt),
-          },
-          series: event.recurrent !== null && event.parentId === null,
-          page,
-        }),
-    );
-  });
-
-  app.post("/admin/events/:id/reject", async (c) => {
-    const posted = await web.posted(c, "/admin", web.moderators);
-    if (!posted.ok) return posted.answer;
-    const page = pageOf(formText(posted.form, "page", 10));
-    const found = await rejectable(
-      c,
-      posted.current,
-      c.req.param("id"),
-      page,
-    );
-    if (!found.event) return found.answer;
-    try {
-      const settings = await getSettings(db);
-      const result = await deleteEvent(
-        eventWriteDeps(deps, settings),
-        posted.current.user,
-        found.event.id,
+  app.get(
+    "/admin/events/:id/reject",
+    web.requireSession("editor", "/admin"),
+    async (c) => {
+      const page = pageOf(c.req.query("page"));
+      const found = await rejectable(c, c.var.session, c.req.param("id"), page);
+      if (!found.event) return found.answer;
+      const { event } = found;
+      const settings = await web.settings(c);
+      const { lang, t } = await web.language(c);
+      const format = formatter(lang, settings);
+      return web.render(
+        c,
+        { current: c.var.session },
+        async (common) =>
+          RejectView({
+            ...common,
+            csrfToken: await web.csrfToken(c.var.session),
+            event: {
+              id: event.id,
+              title: event.title,
+              when: format.format(new Date(event.start_datetime * 1000)),
+              submitted: submittedBy(t, format, event.userId, event.createdAt),
+            },
+            series: event.recurrent !== null && event.parentId === null,
+            page,
+          }),
       );
-      await federateChange(deps, result);
-    } catch (error) {
-      return refusal(c, posted.current, error, queueHref(page));
-    }
-    return c.redirect(queueHref(page, "rejected"), 303);
-  });
+    },
+  );
 
-  app.post("/admin/events/:id/messages", async (c) => {
-    const posted = await web.posted(c, "/admin", web.moderators);
-    if (!posted.ok) return posted.answer;
-    const { form, current } = posted;
-    const page = pageOf(formText(form, "page", 10));
-    const id = idOf(c.req.param("id"));
-    if (id === null || !await findEvent(db, id)) {
-      return refusal(c, current, notFound("Event"), queueHref(page));
-    }
-    // What the form sent, kept whole to show it again.
-    // Browsers send a textarea's line breaks as CRLF; the API's are LF.
-    const typed = formText(form, "message", 20_000).replace(/\r\n?/g, "\n");
-    const authorVisible = ["true", "on"].includes(
-      formText(form, "is_author_visible", 10),
-    );
-    // The API's own rules for a message (routes/events.ts).
-    const parsed = MessageBody.safeParse({
-      message: typed,
-      is_author_visible: authorVisible,
-    });
-    if (!parsed.success) {
-      const { t } = web.language(c, await getSettings(db));
-      return await queuePage(c, current, page, {
-        draft: {
-          eventId: id,
-          message: typed,
-          authorVisible,
-          error: typed.trim() === ""
-            ? t("moderation.error.messageEmpty")
-            : t("moderation.error.messageLong"),
-        },
+  app.post(
+    "/admin/events/:id/reject",
+    web.requirePost("editor", "/admin"),
+    async (c) => {
+      const page = pageOf(formText(c.var.form, "page", 10));
+      const found = await rejectable(
+        c,
+        c.var.session,
+        c.req.param("id"),
+        page,
+      );
+      if (!found.event) return found.answer;
+      try {
+        const settings = await web.settings(c);
+        const result = await deleteEvent(
+          eventWriteDeps(deps, settings),
+          c.var.session.user,
+          found.event.id,
+        );
+        await federateChange(deps, result);
+      } catch (error) {
+        return refusal(c, c.var.session, error, queueHref(page));
+      }
+      return c.redirect(queueHref(page, "rejected"), 303);
+    },
+  );
+
+  app.post(
+    "/admin/events/:id/messages",
+    web.requirePost("editor", "/admin"),
+    async (c) => {
+      const { form, session: current } = c.var;
+      const page = pageOf(formText(form, "page", 10));
+      const id = idOf(c.req.param("id"));
+      if (id === null || !await findEvent(db, id)) {
+        return refusal(c, current, notFound("Event"), queueHref(page));
+      }
+      // What the form sent, kept whole to show it again.
+      // Browsers send a textarea's line breaks as CRLF; the API's are LF.
+      const typed = formText(form, "message", 20_000).replace(/\r\n?/g, "\n");
+      const authorVisible = ["true", "on"].includes(
+        formText(form, "is_author_visible", 10),
+      );
+      // The API's own rules for a message (routes/events.ts).
+      const parsed = MessageBody.safeParse({
+        message: typed,
+        is_author_visible: authorVisible,
       });
-    }
-    try {
-      await addMessage(db, deps.clock, current.user, id, parsed.data);
-    } catch (error) {
-      return refusal(c, current, error, queueHref(page));
-    }
-    return c.redirect(queueHref(page, "messaged", `event-${id}`), 303);
-  });
+      if (!parsed.success) {
+        const { t } = await web.language(c);
+        return await queuePage(c, current, page, {
+          draft: {
+            eventId: id,
+            message: typed,
+            authorVisible,
+            error: typed.trim() === ""
+              ? t("moderation.error.messageEmpty")
+              : t("moderation.error.messageLong"),
+          },
+        });
+      }
+      try {
+        await addMessage(db, deps.clock, current.user, id, parsed.data);
+      } catch (error) {
+        return refusal(c, current, error, queueHref(page));
+      }
+      return c.redirect(queueHref(page, "messaged", `event-${id}`), 303);
+    },
+  );
 
   // --- resources (admins, as the API's list) ---
 
@@ -443,11 +449,9 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     deleted: "moderation.resources.deleted",
   };
 
-  app.get("/admin/resources", async (c) => {
-    const who = await web.signedIn(c, "/admin/resources", web.admins);
-    if (!who.ok) return who.answer;
-    const settings = await getSettings(db);
-    const { lang, t } = web.language(c, settings);
+  app.get("/admin/resources", web.requireSession("admin"), async (c) => {
+    const settings = await web.settings(c);
+    const { lang, t } = await web.language(c);
     const typed = (c.req.query("query") ?? "").slice(0, 2 * MAX_QUERY).trim();
     const place: ResourcesPlace = {
       query: typed,
@@ -477,11 +481,11 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     const done = RESOURCE_NOTICES[c.req.query("done") ?? ""];
     return web.render(
       c,
-      { settings, current: who.current, status: tooLong ? 400 : 200 },
+      { current: c.var.session, status: tooLong ? 400 : 200 },
       async (common) =>
         ResourcesView({
           ...common,
-          csrfToken: await web.csrfToken(who.current),
+          csrfToken: await web.csrfToken(c.var.session),
           resources: list.data,
           count: list.count,
           place,
@@ -499,65 +503,76 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
   });
 
   for (const [action, hidden] of [["hide", true], ["show", false]] as const) {
-    app.post(`/admin/resources/:id/${action}`, async (c) => {
-      const posted = await web.posted(c, "/admin/resources", web.admins);
-      if (!posted.ok) return posted.answer;
-      const place = placeOf(posted.form);
+    app.post(
+      `/admin/resources/:id/${action}`,
+      web.requirePost("admin", "/admin/resources"),
+      async (c) => {
+        const place = placeOf(c.var.form);
+        const id = idOf(c.req.param("id"));
+        try {
+          if (id === null) throw notFound("Event");
+          await setResourceHidden(db, deps.clock, id, hidden);
+        } catch (error) {
+          return refusal(c, c.var.session, error, resourcesHref(place));
+        }
+        return c.redirect(
+          `${resourcesHref(place, hidden ? "hidden" : "shown")}#resource-${id}`,
+          303,
+        );
+      },
+    );
+  }
+
+  app.get(
+    "/admin/resources/:id/delete",
+    web.requireSession("admin", "/admin/resources"),
+    async (c) => {
+      const place: ResourcesPlace = {
+        query: (c.req.query("query") ?? "").slice(0, MAX_QUERY).trim(),
+        page: pageOf(c.req.query("page")),
+      };
+      const id = idOf(c.req.param("id"));
+      const resource = id === null ? null : await findResource(db, id);
+      if (!resource) {
+        return refusal(
+          c,
+          c.var.session,
+          notFound("Event"),
+          resourcesHref(place),
+        );
+      }
+      const settings = await web.settings(c);
+      const { lang } = await web.language(c);
+      return web.render(
+        c,
+        { current: c.var.session },
+        async (common) =>
+          ResourceDeleteView({
+            ...common,
+            csrfToken: await web.csrfToken(c.var.session),
+            resource: shownResource(resource, formatter(lang, settings)),
+            place,
+            back: resourcesHref(place),
+          }),
+      );
+    },
+  );
+
+  app.post(
+    "/admin/resources/:id/delete",
+    web.requirePost("admin", "/admin/resources"),
+    async (c) => {
+      const place = placeOf(c.var.form);
       const id = idOf(c.req.param("id"));
       try {
         if (id === null) throw notFound("Event");
-        await setResourceHidden(db, deps.clock, id, hidden);
+        await deleteResource(db, id);
       } catch (error) {
-        return refusal(c, posted.current, error, resourcesHref(place));
+        return refusal(c, c.var.session, error, resourcesHref(place));
       }
-      return c.redirect(
-        `${resourcesHref(place, hidden ? "hidden" : "shown")}#resource-${id}`,
-        303,
-      );
-    });
-  }
-
-  app.get("/admin/resources/:id/delete", async (c) => {
-    const who = await web.signedIn(c, "/admin/resources", web.admins);
-    if (!who.ok) return who.answer;
-    const place: ResourcesPlace = {
-      query: (c.req.query("query") ?? "").slice(0, MAX_QUERY).trim(),
-      page: pageOf(c.req.query("page")),
-    };
-    const id = idOf(c.req.param("id"));
-    const resource = id === null ? null : await findResource(db, id);
-    if (!resource) {
-      return refusal(c, who.current, notFound("Event"), resourcesHref(place));
-    }
-    const settings = await getSettings(db);
-    const { lang } = web.language(c, settings);
-    return web.render(
-      c,
-      { settings, current: who.current },
-      async (common) =>
-        ResourceDeleteView({
-          ...common,
-          csrfToken: await web.csrfToken(who.current),
-          resource: shownResource(resource, formatter(lang, settings)),
-          place,
-          back: resourcesHref(place),
-        }),
-    );
-  });
-
-  app.post("/admin/resources/:id/delete", async (c) => {
-    const posted = await web.posted(c, "/admin/resources", web.admins);
-    if (!posted.ok) return posted.answer;
-    const place = placeOf(posted.form);
-    const id = idOf(c.req.param("id"));
-    try {
-      if (id === null) throw notFound("Event");
-      await deleteResource(db, id);
-    } catch (error) {
-      return refusal(c, posted.current, error, resourcesHref(place));
-    }
-    return c.redirect(resourcesHref(place, "deleted"), 303);
-  });
+      return c.redirect(resourcesHref(place, "deleted"), 303);
+    },
+  );
 
   return app;
 }

@@ -10,7 +10,6 @@ import type { Context } from "hono";
 import type { ActiveSession } from "../../lib/auth/sessions.ts";
 import { INTERFACE_LANGUAGES } from "../../lib/i18n.ts";
 import {
-  getSettings,
   type Settings,
   settingsSchema,
   updateSettings,
@@ -82,7 +81,7 @@ function timeZonesFor(current: string): string[] {
 /** The settings page's routes. */
 export function settingsRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
 
   const settingsPage = (
     c: Context<AppEnv>,
@@ -101,7 +100,7 @@ export function settingsRoutes(deps: RouteDeps, web: WebKit) {
     if (!timeZones.includes(values.instance_timezone)) {
       values = { ...values, instance_timezone: settings.instance_timezone };
     }
-    return web.render(c, { settings, current, status }, async (common) => {
+    return web.render(c, { current, status }, async (common) => {
       const locales = localesFor(settings.instance_locale, common.lang);
       if (!locales.some((l) => l.value === values.instance_locale)) {
         values = { ...values, instance_locale: settings.instance_locale };
@@ -121,22 +120,18 @@ export function settingsRoutes(deps: RouteDeps, web: WebKit) {
     });
   };
 
-  app.get("/admin/settings", async (c) => {
-    const who = await web.signedIn(c, "/admin/settings", web.admins);
-    if (!who.ok) return who.answer;
-    const settings = await getSettings(db);
-    const { t } = web.language(c, settings);
-    return await settingsPage(c, who.current, settings, {
+  app.get("/admin/settings", web.requireSession("admin"), async (c) => {
+    const settings = await web.settings(c);
+    const { t } = await web.language(c);
+    return await settingsPage(c, c.var.session, settings, {
       notice: c.req.query("saved") ? t("settings.saved") : undefined,
     });
   });
 
-  app.post("/admin/settings", async (c) => {
-    const posted = await web.posted(c, "/admin/settings", web.admins);
-    if (!posted.ok) return posted.answer;
-    const { current, form } = posted;
-    const settings = await getSettings(db);
-    const { t } = web.language(c, settings);
+  app.post("/admin/settings", web.requirePost("admin"), async (c) => {
+    const { session: current, form } = c.var;
+    const settings = await web.settings(c);
+    const { t } = await web.language(c);
     // A checkbox left off is not sent at all: absent means false.
     const values: SettingsFields = {
       instance_title: formText(form, "instance_title", 2000),

@@ -22,7 +22,6 @@ import {
   syncSource,
   updateSource,
 } from "../../lib/imports/sources.ts";
-import { getSettings } from "../../lib/settings.ts";
 import { listUsersByIds } from "../../lib/users.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { sourceSyncDeps } from "../sources.ts";
@@ -48,7 +47,7 @@ const EMPTY: SourceFields = {
 /** The subscriptions pages' routes. */
 export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
 
   /** The list with the add form, a notice and the form's problems. */
   const listPage = async (
@@ -63,7 +62,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       page?: number;
     } = {},
   ) => {
-    const settings = await getSettings(db);
+    const settings = await web.settings(c);
     const total = await countSources(db);
     const pages = Math.max(1, Math.ceil(total / SOURCES_PAGE_SIZE));
     const page = Math.min(options.page ?? 1, pages);
@@ -77,7 +76,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     );
     return web.render(
       c,
-      { settings, current, status: options.status },
+      { current, status: options.status },
       async (common) => {
         const format = new Intl.DateTimeFormat(common.lang, {
           dateStyle: "medium",
@@ -122,10 +121,8 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     return c.redirect(`/admin/sources?${params}`, 303);
   };
 
-  app.get("/admin/sources", async (c) => {
-    const who = await web.signedIn(c, "/admin/sources", web.moderators);
-    if (!who.ok) return who.answer;
-    const { t } = web.language(c, await getSettings(db));
+  app.get("/admin/sources", web.requireSession("editor"), async (c) => {
+    const { t } = await web.language(c);
     const done = c.req.query("done");
     const count = (name: string) => {
       const value = Number(c.req.query(name));
@@ -156,16 +153,14 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       : done === "resumed"
       ? { text: t("sources.resumed"), alert: false }
       : undefined;
-    return await listPage(c, who.current, {
+    return await listPage(c, c.var.session, {
       notice,
       page: pageOf(c.req.query("page")),
     });
   });
 
-  app.post("/admin/sources", async (c) => {
-    const posted = await web.posted(c, "/admin/sources", web.moderators);
-    if (!posted.ok) return posted.answer;
-    const { form, current } = posted;
+  app.post("/admin/sources", web.requirePost("editor"), async (c) => {
+    const { form, session: current } = c.var;
     const values: SourceFields = {
       url: formText(form, "url", 2000).trim(),
       name: formText(form, "name", 200).trim(),
@@ -227,7 +222,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       })
       : null;
     if (row) return { ok: true as const, row };
-    const { t } = web.language(c, await getSettings(db));
+    const { t } = await web.language(c);
     return {
       ok: false as const,
       answer: await listPage(c, current, {
@@ -237,53 +232,61 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     };
   };
 
-  app.post("/admin/sources/:id/sync", async (c) => {
-    const posted = await web.posted(c, "/admin/sources", web.moderators);
-    if (!posted.ok) return posted.answer;
-    const found = await sourceOf(c, posted.current, c.req.param("id"));
-    if (!found.ok) return found.answer;
-    return outcomeNotice(
-      c,
-      await syncSource(await sourceSyncDeps(deps), found.row.id, {
-        force: true,
-      }),
-    );
-  });
-
-  app.post("/admin/sources/:id/resume", async (c) => {
-    const posted = await web.posted(c, "/admin/sources", web.moderators);
-    if (!posted.ok) return posted.answer;
-    const found = await sourceOf(c, posted.current, c.req.param("id"));
-    if (!found.ok) return found.answer;
-    await updateSource(db, deps.clock.now(), found.row.id, { paused: false });
-    return c.redirect("/admin/sources?done=resumed", 303);
-  });
-
-  app.get("/admin/sources/:id/delete", async (c) => {
-    const who = await web.signedIn(c, "/admin/sources", web.moderators);
-    if (!who.ok) return who.answer;
-    const found = await sourceOf(c, who.current, c.req.param("id"));
-    if (!found.ok) return found.answer;
-    return web.render(
-      c,
-      { current: who.current },
-      async (common) =>
-        SourceDeleteView({
-          ...common,
-          csrfToken: await web.csrfToken(who.current),
-          source: { id: found.row.id, name: found.row.name || found.row.url },
+  app.post(
+    "/admin/sources/:id/sync",
+    web.requirePost("editor", "/admin/sources"),
+    async (c) => {
+      const found = await sourceOf(c, c.var.session, c.req.param("id"));
+      if (!found.ok) return found.answer;
+      return outcomeNotice(
+        c,
+        await syncSource(await sourceSyncDeps(deps), found.row.id, {
+          force: true,
         }),
-    );
-  });
+      );
+    },
+  );
 
-  app.post("/admin/sources/:id/delete", async (c) => {
-    const posted = await web.posted(c, "/admin/sources", web.moderators);
-    if (!posted.ok) return posted.answer;
-    const found = await sourceOf(c, posted.current, c.req.param("id"));
-    if (!found.ok) return found.answer;
-    await deleteSource(db, found.row.id);
-    return c.redirect("/admin/sources?done=removed", 303);
-  });
+  app.post(
+    "/admin/sources/:id/resume",
+    web.requirePost("editor", "/admin/sources"),
+    async (c) => {
+      const found = await sourceOf(c, c.var.session, c.req.param("id"));
+      if (!found.ok) return found.answer;
+      await updateSource(db, deps.clock.now(), found.row.id, { paused: false });
+      return c.redirect("/admin/sources?done=resumed", 303);
+    },
+  );
+
+  app.get(
+    "/admin/sources/:id/delete",
+    web.requireSession("editor", "/admin/sources"),
+    async (c) => {
+      const found = await sourceOf(c, c.var.session, c.req.param("id"));
+      if (!found.ok) return found.answer;
+      return web.render(
+        c,
+        { current: c.var.session },
+        async (common) =>
+          SourceDeleteView({
+            ...common,
+            csrfToken: await web.csrfToken(c.var.session),
+            source: { id: found.row.id, name: found.row.name || found.row.url },
+          }),
+      );
+    },
+  );
+
+  app.post(
+    "/admin/sources/:id/delete",
+    web.requirePost("editor", "/admin/sources"),
+    async (c) => {
+      const found = await sourceOf(c, c.var.session, c.req.param("id"));
+      if (!found.ok) return found.answer;
+      await deleteSource(db, found.row.id);
+      return c.redirect("/admin/sources?done=removed", 303);
+    },
+  );
 
   return app;
 }

@@ -5,16 +5,13 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import {
-  type ActiveSession,
-  isSessionCsrfToken,
-} from "../../lib/auth/sessions.ts";
+import type { ActiveSession } from "../../lib/auth/sessions.ts";
 import {
   EMPTY_EVENT_FORM,
   type EventFormFields,
 } from "../../lib/events/form.ts";
 import { createEvent } from "../../lib/events/write.ts";
-import { getSettings, type Settings } from "../../lib/settings.ts";
+import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { EventFormView, SubmittedView } from "../views/event-form.tsx";
 import {
@@ -24,12 +21,12 @@ import {
   suggestions,
   writeProblems,
 } from "./event-form.ts";
-import { formText, type WebKit } from "./kit.ts";
+import type { WebKit } from "./kit.ts";
 
 /** The submission form's routes. */
 export function submitRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
   const writes = eventWrites(deps);
 
   const submitForm = async (
@@ -44,7 +41,6 @@ export function submitRoutes(deps: RouteDeps, web: WebKit) {
     return web.render(
       c,
       {
-        settings,
         current,
         status: Object.keys(errors).length > 0 || error ? 400 : 200,
       },
@@ -69,35 +65,24 @@ export function submitRoutes(deps: RouteDeps, web: WebKit) {
 
   app.get("/submit", async (c) => {
     const current = await web.session(c);
-    const settings = await getSettings(db);
+    const settings = await web.settings(c);
     if (!current && !settings.allow_anon_event) {
       return web.toSignIn(c, "/submit");
     }
     return await submitForm(c, settings, current, EMPTY_EVENT_FORM);
   });
 
-  app.post("/submit", async (c) => {
-    if (web.foreign(c)) {
-      return web.refused(c, "The form was posted from another site.");
-    }
+  app.post("/submit", web.fromThisSite, async (c) => {
     const current = await web.session(c);
-    const settings = await getSettings(db);
+    const settings = await web.settings(c);
     if (!current && !settings.allow_anon_event) {
       return web.toSignIn(c, "/submit");
     }
     const form = await c.req.parseBody();
-    if (
-      current &&
-      !await isSessionCsrfToken(
-        web.secret,
-        current.id,
-        formText(form, "csrf_token", 200),
-      )
-    ) {
-      return web.refused(c, "The form's CSRF token is missing or wrong.");
-    }
+    const refusal = current && await web.wrongToken(c, current, form);
+    if (refusal) return refusal;
     const post = readEventForm(form);
-    const { t } = web.language(c, settings);
+    const { t } = await web.language(c);
     const prepared = await writes.prepare(
       t,
       settings,
@@ -129,7 +114,7 @@ export function submitRoutes(deps: RouteDeps, web: WebKit) {
       }
       return web.render(
         c,
-        { settings, current },
+        { current },
         (common) =>
           SubmittedView({ ...common, title: prepared.input.title ?? "" }),
       );

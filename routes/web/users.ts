@@ -26,7 +26,7 @@ import { MIN_PASSWORD_LENGTH } from "../../lib/auth/register.ts";
 import type { ActiveSession } from "../../lib/auth/sessions.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { isModerator } from "../../lib/events/access.ts";
-import { getSettings, type Settings } from "../../lib/settings.ts";
+import type { Settings } from "../../lib/settings.ts";
 import {
   createUser,
   findUserById,
@@ -66,7 +66,7 @@ function isRole(value: string): value is UserRole {
 /** The routes of the users page and of invitation links. */
 export function usersRoutes(deps: RouteDeps, web: WebKit) {
   const app = new Hono<AppEnv>();
-  const { db } = web;
+  const { db } = deps.database;
   const auth = { db, clock: deps.clock, hasher: deps.hasher };
 
   /** Dates of the page in its language and the instance's zone. */
@@ -89,7 +89,7 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
     } = {},
     status: PageStatus = 200,
   ) => {
-    const settings = await getSettings(db);
+    const settings = await web.settings(c);
     const query = (c.req.query("q") ?? "").trim().slice(0, 320);
     const asked = Number(c.req.query("page") ?? "1");
     let page = Number.isSafeInteger(asked) && asked >= 1 ? asked : 1;
@@ -100,7 +100,7 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
     }
     const invitations = await listOpenInvitations(db);
     const now = deps.clock.now();
-    return web.render(c, { settings, current, status }, async (common) => {
+    return web.render(c, { current, status }, async (common) => {
       const format = dateFormat(common.lang, settings);
       return UsersView({
         ...common,
@@ -132,12 +132,10 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
     });
   };
 
-  app.get("/admin/users", async (c) => {
-    const who = await web.signedIn(c, "/admin/users", web.admins);
-    if (!who.ok) return who.answer;
+  app.get("/admin/users", web.requireSession("admin"), async (c) => {
     const done = c.req.query("done");
     const id = Number(c.req.query("id"));
-    const { t } = web.language(c, await getSettings(db));
+    const { t } = await web.language(c);
     let notice: string | undefined;
     if (done === "withdrawn") notice = t("users.invitations.withdrawn");
     const user = Number.isSafeInteger(id) && id > 0
@@ -158,15 +156,13 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
         notice = t("users.add.created", { email });
       }
     }
-    return await usersPage(c, who.current, { notice });
+    return await usersPage(c, c.var.session, { notice });
   });
 
-  app.post("/admin/users", async (c) => {
-    const posted = await web.posted(c, "/admin/users", web.admins);
-    if (!posted.ok) return posted.answer;
-    const { current, form } = posted;
-    const settings = await getSettings(db);
-    const { lang, t } = web.language(c, settings);
+  app.post("/admin/users", web.requirePost("admin"), async (c) => {
+    const { session: current, form } = c.var;
+    const settings = await web.settings(c);
+    const { lang, t } = await web.language(c);
     const values: NewUserFields = {
       email: formText(form, "email", 320).trim(),
       role: formText(form, "role", 20),
@@ -238,7 +234,7 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
     done: string,
   ) => {
     const id = Number(c.req.param("id"));
-    const { t } = web.language(c, await getSettings(db));
+    const { t } = await web.language(c);
     try {
       await updateUser(db, deps.hasher, deps.clock, id, patch);
     } catch (error) {
@@ -258,50 +254,58 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
     return c.redirect(`/admin/users?done=${done}&id=${id}`, 303);
   };
 
-  app.post(`/admin/users/:id${ID}/role`, async (c) => {
-    const posted = await web.posted(c, "/admin/users", web.admins);
-    if (!posted.ok) return posted.answer;
-    const role = formText(posted.form, "role", 20);
-    if (!isRole(role)) {
-      const { t } = web.language(c, await getSettings(db));
-      return await usersPage(
+  app.post(
+    `/admin/users/:id${ID}/role`,
+    web.requirePost("admin", "/admin/users"),
+    async (c) => {
+      const role = formText(c.var.form, "role", 20);
+      if (!isRole(role)) {
+        const { t } = await web.language(c);
+        return await usersPage(
+          c,
+          c.var.session,
+          { error: t("users.badRole") },
+          400,
+        );
+      }
+      return await change(c, c.var.session, { role }, "role");
+    },
+  );
+
+  app.post(
+    `/admin/users/:id${ID}/deactivate`,
+    web.requirePost("admin", "/admin/users"),
+    async (c) => {
+      return await change(
         c,
-        posted.current,
-        { error: t("users.badRole") },
-        400,
+        c.var.session,
+        { is_active: false },
+        "deactivated",
       );
-    }
-    return await change(c, posted.current, { role }, "role");
-  });
+    },
+  );
 
-  app.post(`/admin/users/:id${ID}/deactivate`, async (c) => {
-    const posted = await web.posted(c, "/admin/users", web.admins);
-    if (!posted.ok) return posted.answer;
-    return await change(
-      c,
-      posted.current,
-      { is_active: false },
-      "deactivated",
-    );
-  });
+  app.post(
+    `/admin/users/:id${ID}/reactivate`,
+    web.requirePost("admin", "/admin/users"),
+    async (c) => {
+      return await change(
+        c,
+        c.var.session,
+        { is_active: true },
+        "reactivated",
+      );
+    },
+  );
 
-  app.post(`/admin/users/:id${ID}/reactivate`, async (c) => {
-    const posted = await web.posted(c, "/admin/users", web.admins);
-    if (!posted.ok) return posted.answer;
-    return await change(
-      c,
-      posted.current,
-      { is_active: true },
-      "reactivated",
-    );
-  });
-
-  app.post("/admin/invitations/withdraw", async (c) => {
-    const posted = await web.posted(c, "/admin/users", web.admins);
-    if (!posted.ok) return posted.answer;
-    await withdrawInvitation(db, formText(posted.form, "email", 320));
-    return c.redirect("/admin/users?done=withdrawn", 303);
-  });
+  app.post(
+    "/admin/invitations/withdraw",
+    web.requirePost("admin", "/admin/users"),
+    async (c) => {
+      await withdrawInvitation(db, formText(c.var.form, "email", 320));
+      return c.redirect("/admin/users?done=withdrawn", 303);
+    },
+  );
 
   /** The page of a link that cannot be used, with its status. */
   const gone = (c: Context<AppEnv>, reason: GoneReason) =>
@@ -326,10 +330,7 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
       }));
   });
 
-  app.post("/invite/:token", async (c) => {
-    if (web.foreign(c)) {
-      return web.refused(c, "The form was posted from another site.");
-    }
+  app.post("/invite/:token", web.fromThisSite, async (c) => {
     const token = c.req.param("token");
     const form = await c.req.parseBody();
     try {
@@ -345,7 +346,7 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
       if (error.status === 400) {
         const found = await findInvitation(db, deps.clock, token);
         if (found.state !== "valid") return await gone(c, found.state);
-        const { t } = web.language(c, await getSettings(db));
+        const { t } = await web.language(c);
         c.header("Referrer-Policy", "no-referrer");
         return web.render(c, { status: 400 }, (common) =>
           InviteView({
