@@ -23,9 +23,9 @@ import {
   csrfTokenProblem,
 } from "../lib/oauth/csrf.ts";
 import { OAUTH_SCOPES } from "../lib/oauth/scopes.ts";
-import { getSettings } from "../lib/settings.ts";
 import { clientAddress } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { settingsOf } from "./request-settings.ts";
 import { AuthorizeErrorPage, ConsentPage } from "./views/consent.tsx";
 
 const PARAM_NAMES = [
@@ -112,7 +112,7 @@ export function authorizeRoutes(deps: RouteDeps) {
     status: 200 | 401 | 429,
     extra: { error?: string; email?: string } = {},
   ) {
-    const settings = await getSettings(deps.database.db);
+    const settings = await settingsOf(c, deps.database.db);
     const nonce = randomToken(16);
     const csrfToken = await createCsrfToken(
       secret,

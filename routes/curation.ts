@@ -20,9 +20,9 @@ import {
   listResources,
   setResourceHidden,
 } from "../lib/curation/resources.ts";
-import { getSettings } from "../lib/settings.ts";
 import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { settingsOf } from "./request-settings.ts";
 import { EventSummarySchema } from "./events.ts";
 import {
   bodyOf,
@@ -407,7 +407,7 @@ export function curationRoutes(deps: RouteDeps) {
     const q = c.req.valid("query");
     const showRecurrent = q.show_recurrent !== undefined
       ? q.show_recurrent === "true"
-      : (await getSettings(db)).recurrent_event_visible;
+      : (await settingsOf(c, db)).recurrent_event_visible;
     return c.json(
       await listCollectionEvents(
         db,

@@ -30,8 +30,9 @@ import {
   requestedLanguage,
   translator,
 } from "../lib/i18n.ts";
-import { getSettings, type Settings } from "../lib/settings.ts";
+import type { Settings } from "../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { settingsOf } from "./request-settings.ts";
 import { languageAsked } from "./language.ts";
 import { buildEmbedScript, type EmbedScript } from "./public/embed-script.ts";
 import { createPublicKit } from "./public/kit.ts";
@@ -112,7 +113,7 @@ export function embedRoutes(deps: RouteDeps) {
   });
 
   app.get("/embed", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const parsed = parseEmbedOptions(new URL(c.req.url).searchParams);
     if (!parsed.ok) return badOptions(c, settings, parsed.field);
     const { options } = parsed;
@@ -152,7 +153,7 @@ export function embedRoutes(deps: RouteDeps) {
   });
 
   app.get("/embed/new", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const query = new URL(c.req.url).searchParams;
     // The form's language field is `language`: `lang` is the page's own.
     const parsed = parseEmbedOptions({

@@ -30,7 +30,6 @@ import { invalidRequest, notFound } from "../lib/errors.ts";
 import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";
 import { emptyMediaTrashNow } from "../lib/media/cleanup.ts";
 import { imageSaver, parseFocalPoint } from "../lib/media/upload.ts";
-import { getSettings } from "../lib/settings.ts";
 import {
   bearerSecurity,
   optionalAuth,
@@ -38,6 +37,7 @@ import {
   requireRole,
 } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { settingsOf } from "./request-settings.ts";
 import {
   eventWriteDeps,
   federateChange,
@@ -507,8 +507,8 @@ export function eventRoutes(deps: RouteDeps) {
   // Moderation is done with login tokens: OAuth tokens act as ordinary users.
   const moderator = [requireAuth(deps), requireRole("admin", "editor")];
 
-  const writeDeps = async (): Promise<WriteDeps> =>
-    eventWriteDeps(deps, await getSettings(db));
+  const writeDeps = async (c: Context<AppEnv>): Promise<WriteDeps> =>
+    eventWriteDeps(deps, await settingsOf(c, db));
 
   /**
    * Checks an attached image, then returns what stores it (counted against
@@ -552,7 +552,7 @@ export function eventRoutes(deps: RouteDeps) {
       c.get("auth").user.id,
     );
     const result = await updateEvent(
-      await writeDeps(),
+      await writeDeps(c),
       c.get("auth").user,
       id,
       input,
@@ -577,7 +577,7 @@ export function eventRoutes(deps: RouteDeps) {
     { ...listRoute, middleware: [optionalAuth(deps, scoped)] },
     async (c) => {
       const q = c.req.valid("query");
-      const settings = await getSettings(db);
+      const settings = await settingsOf(c, db);
       if (q.page * q.max > SEARCH_DEPTH_LIMIT) {
         throw invalidRequest("The request is not valid", [{
           field: "page",
@@ -622,7 +622,7 @@ export function eventRoutes(deps: RouteDeps) {
   app.openapi(tagRoute, async (c) => {
     const { tag } = c.req.valid("param");
     const q = c.req.valid("query");
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const lists = await listByTag(
       db,
       unixNow(deps.clock),
@@ -653,7 +653,7 @@ export function eventRoutes(deps: RouteDeps) {
         c.get("auth")?.user.id ?? null,
       );
       const result = await createEvent(
-        await writeDeps(),
+        await writeDeps(c),
         c.get("auth")?.user ?? null,
         input,
         { saveImage: saver, respond: fullAnswer(c, true) },
@@ -696,7 +696,7 @@ export function eventRoutes(deps: RouteDeps) {
     const id = c.req.valid("param").id;
     await federateChange(
       deps,
-      await deleteEvent(await writeDeps(), c.get("auth").user, id),
+      await deleteEvent(await writeDeps(c), c.get("auth").user, id),
     );
     await emptyMediaTrashNow({ db, media: deps.media, log: deps.log });
     return c.body(null, 204);
@@ -705,7 +705,7 @@ export function eventRoutes(deps: RouteDeps) {
   app.openapi({ ...toggleRoute, middleware: writer }, async (c) => {
     const id = c.req.valid("param").id;
     const result = await toggleEvent(
-      await writeDeps(),
+      await writeDeps(c),
       c.get("auth").user,
       id,
       { respond: fullAnswer(c) },

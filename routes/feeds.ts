@@ -36,8 +36,9 @@ import {
 } from "../lib/feeds/select.ts";
 import { allReads, asOneStatement, runRead } from "../lib/events/load.ts";
 import { renderFeed, type TextFormat } from "../lib/feeds/syndication.ts";
-import { getSettings, type Settings } from "../lib/settings.ts";
+import type { Settings } from "../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { settingsOf } from "./request-settings.ts";
 import { errorResponses, validationHook } from "./validation.ts";
 
 export const FEED_FORMATS = ["ics", "rss", "atom", "json"] as const;
@@ -311,7 +312,7 @@ export function feedRoutes(deps: RouteDeps) {
     pastDays: number,
     windowStartOf?: (settings: Settings) => number | undefined,
   ) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const now = unixNow(deps.clock);
     const scopeQuery = typeof scopeOf === "function"
       ? scopeOf(settings)
@@ -473,7 +474,7 @@ export function feedRoutes(deps: RouteDeps) {
     c: Context<AppEnv>,
     by: { id: number } | { slug: string },
   ) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const now = unixNow(deps.clock);
     const windowStart = now - DEFAULT_PAST_DAYS * DAY;
     const [settingsAt, found] = await runRead(

@@ -19,9 +19,9 @@ import {
   loadTagPage,
 } from "../lib/pages/load.ts";
 import type { Settings } from "../lib/settings.ts";
-import { getSettings } from "../lib/settings.ts";
 import { embedRoutes } from "./embed.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { settingsOf } from "./request-settings.ts";
 import { browseRoutes } from "./public/browse.ts";
 import { createPublicKit } from "./public/kit.ts";
 import { searchRoutes } from "./public/search.ts";
@@ -78,7 +78,7 @@ export function pageRoutes(deps: RouteDeps) {
   app.route("/", searchRoutes(deps));
 
   app.get("/event/:slug", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const data = await loadEventPage(
       db,
       c.req.param("slug"),
@@ -94,7 +94,7 @@ export function pageRoutes(deps: RouteDeps) {
   });
 
   app.get("/tag/:tag", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const at = listingPageOf(c);
     if ("bad" in at) return badPage(c, settings, at.bad);
     const listing = await loadTagPage(
@@ -114,7 +114,7 @@ export function pageRoutes(deps: RouteDeps) {
   });
 
   app.get("/place/:id", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const raw = c.req.param("id");
     const id = /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null;
     const at = listingPageOf(c);
@@ -141,7 +141,7 @@ export function pageRoutes(deps: RouteDeps) {
   });
 
   app.get("/collection/:name", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const at = listingPageOf(c);
     if ("bad" in at) return badPage(c, settings, at.bad);
     const listing = await loadCollectionPage(

@@ -1,13 +1,13 @@
 /** GET/PUT /api/settings (admin); GET /api/instance (public). */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
-  getSettings,
   publicInstance,
   settingsSchema,
   updateSettings,
 } from "../lib/settings.ts";
 import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { settingsOf } from "./request-settings.ts";
 import {
   bodyOf,
   errorResponses,
@@ -89,11 +89,11 @@ export function settingsRoutes(deps: RouteDeps) {
   app.openapi(
     instanceRoute,
     async (c) =>
-      c.json(publicInstance(await getSettings(db), deps.config.baseUrl), 200),
+      c.json(publicInstance(await settingsOf(c, db), deps.config.baseUrl), 200),
   );
   app.openapi(
     { ...getRoute, middleware: admin },
-    async (c) => c.json(await getSettings(db), 200),
+    async (c) => c.json(await settingsOf(c, db), 200),
   );
   app.openapi(
     { ...putRoute, middleware: [...admin, requireBody] },

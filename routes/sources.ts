@@ -29,9 +29,10 @@ import {
   syncSource,
   updateSource,
 } from "../lib/imports/sources.ts";
-import { getSettings } from "../lib/settings.ts";
+import type { Settings } from "../lib/settings.ts";
 import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./env.ts";
+import { settingsOf } from "./request-settings.ts";
 import { EVENT_WRITE_SCOPE } from "./events.ts";
 import {
   bodyOf,
@@ -276,8 +277,8 @@ const importRoute = createRoute({
 /** How long one .ics import request may write. */
 const IMPORT_BUDGET_MS = 60_000;
 
-/** A sync's dependencies with this instance's configuration and current settings. */
-export async function sourceSyncDeps(deps: AppDeps): Promise<SyncDeps> {
+/** A sync's dependencies with this instance's configuration and settings. */
+export function sourceSyncDeps(deps: AppDeps, settings: Settings): SyncDeps {
   const { db } = deps.database;
   return syncDepsOf({
     db,
@@ -287,7 +288,7 @@ export async function sourceSyncDeps(deps: AppDeps): Promise<SyncDeps> {
     egress: deps.egress,
     baseUrl: deps.config.baseUrl,
     images: importMediaOf(deps),
-  }, await getSettings(db));
+  }, settings);
 }
 
 /** Where imported images are stored, and how large they may be. */
@@ -328,9 +329,8 @@ export function sourceRoutes(deps: RouteDeps) {
         c.get("auth").user,
         body,
       );
-      const outcome = await syncSource(await sourceSyncDeps(deps), source.id, {
-        force: true,
-      });
+      const syncDeps = sourceSyncDeps(deps, await settingsOf(c, db));
+      const outcome = await syncSource(syncDeps, source.id, { force: true });
       return c.json(syncAnswer(outcome), 201);
     },
   );
@@ -368,9 +368,8 @@ export function sourceRoutes(deps: RouteDeps) {
   app.openapi({ ...syncRoute, middleware: moderator }, async (c) => {
     const { id } = c.req.valid("param");
     await getSource(db, id);
-    const outcome = await syncSource(await sourceSyncDeps(deps), id, {
-      force: true,
-    });
+    const syncDeps = sourceSyncDeps(deps, await settingsOf(c, db));
+    const outcome = await syncSource(syncDeps, id, { force: true });
     return c.json(syncAnswer(outcome), 200);
   });
 
@@ -419,7 +418,7 @@ export function sourceRoutes(deps: RouteDeps) {
           "Send the file as multipart/form-data (`file`) or text/calendar",
         );
       }
-      const settings = await getSettings(db);
+      const settings = await settingsOf(c, db);
       let reading: IcsReading;
       try {
         reading = await readIcs(

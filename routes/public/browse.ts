@@ -34,8 +34,9 @@ import {
   parseDay,
   parseMonth,
 } from "../../lib/pages/calendar.ts";
-import { getSettings, type Settings } from "../../lib/settings.ts";
+import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { settingsOf } from "../request-settings.ts";
 import {
   DayView,
   HomeView,
@@ -75,7 +76,7 @@ export function browseRoutes(deps: RouteDeps) {
   }
 
   app.get("/", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const { page, answer } = pageParam(c, settings, HOME_MAX_PAGE);
     if (answer) return answer;
     const site = siteOf(c, settings);
@@ -115,7 +116,7 @@ export function browseRoutes(deps: RouteDeps) {
     view: (props: { site: SiteInfo; nonce: string; data: Data }) => JSX.Element,
   ) {
     return async (c: Context<AppEnv>) => {
-      const settings = await getSettings(db);
+      const settings = await settingsOf(c, db);
       const { page, answer } = pageParam(c, settings, max);
       if (answer) return answer;
       const data = await load(
@@ -139,7 +140,7 @@ export function browseRoutes(deps: RouteDeps) {
   // The current month has one address: a redirect keeps each month's page
   // one cache entry, whatever day it is asked on.
   app.get("/calendar", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const today = dayOf(now(), settings.instance_timezone);
     const query = new URL(c.req.url).search;
     c.header("Cache-Control", "no-store");
@@ -150,7 +151,7 @@ export function browseRoutes(deps: RouteDeps) {
   });
 
   app.get("/calendar/:when", async (c) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const when = c.req.param("when");
     const range = {
       first: String(FIRST_YEAR),

@@ -26,9 +26,9 @@ import {
   unknownPlaces,
 } from "../../lib/pages/search.ts";
 import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../../lib/search.ts";
-import { getSettings } from "../../lib/settings.ts";
 import type { Translate } from "../../lib/i18n.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { settingsOf } from "../request-settings.ts";
 import { createPublicKit } from "./kit.ts";
 import {
   type SearchProblem,
@@ -76,7 +76,7 @@ export function searchRoutes(deps: RouteDeps) {
     deps.database.embedded ? deps.database.changeMarker() : null;
 
   app.get("/search", async (c: Context<AppEnv>) => {
-    const settings = await getSettings(db);
+    const settings = await settingsOf(c, db);
     const url = new URL(c.req.url);
     const params = url.searchParams;
     const { filter, problems } = parseEventFilter(params);

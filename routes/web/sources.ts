@@ -121,6 +121,12 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     return c.redirect(`/admin/sources?${params}`, 303);
   };
 
+  /** Syncs a source now, however recently it last synced. */
+  const syncNow = async (c: Context<AppEnv>, id: number) =>
+    syncSource(sourceSyncDeps(deps, await web.settings(c)), id, {
+      force: true,
+    });
+
   app.get("/admin/sources", web.requireSession("editor"), async (c) => {
     const { t } = await web.language(c);
     const done = c.req.query("done");
@@ -189,9 +195,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       });
       return outcomeNotice(
         c,
-        await syncSource(await sourceSyncDeps(deps), source.id, {
-          force: true,
-        }),
+        await syncNow(c, source.id),
       );
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
@@ -240,9 +244,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
       if (!found.ok) return found.answer;
       return outcomeNotice(
         c,
-        await syncSource(await sourceSyncDeps(deps), found.row.id, {
-          force: true,
-        }),
+        await syncNow(c, found.row.id),
       );
     },
   );
