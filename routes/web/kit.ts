@@ -202,9 +202,9 @@ export function createWebKit(deps: RouteDeps) {
       : true;
 
   /**
-   * The session of the request when its user's role lets them in (then on
-   * `c.var.session`); otherwise the answer instead: a redirect to sign in
-   * (coming back to `next`), or a 403.
+   * Null when the request's session lets its user in as `role` (the session
+   * is then on `c.var.session`); otherwise the answer instead: a redirect to
+   * sign in (coming back to `next`), or a 403.
    */
   const admitted = async (
     c: Context<AppEnv>,

@@ -340,6 +340,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     return { event };
   };
 
+  // Signing in comes back to the queue, not to this confirmation.
   app.get(
     "/admin/events/:id/reject",
     web.requireSession("editor", "/admin"),
@@ -523,6 +524,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
     );
   }
 
+  // Signing in comes back to the list, not to this confirmation.
   app.get(
     "/admin/resources/:id/delete",
     web.requireSession("admin", "/admin/resources"),

@@ -260,6 +260,7 @@ export function sourcePageRoutes(deps: RouteDeps, web: WebKit) {
     },
   );
 
+  // Signing in comes back to the list, not to this confirmation.
   app.get(
     "/admin/sources/:id/delete",
     web.requireSession("editor", "/admin/sources"),
