@@ -11,12 +11,12 @@ import {
   searchEvents,
 } from "../lib/events/list.ts";
 import {
-  type BatchRead,
   eventFullQuery,
   type EventRef,
   loadEventFull,
   summaryQuery,
 } from "../lib/events/load.ts";
+import type { BatchRead } from "../db/batch.ts";
 import { addMessage, listMessages } from "../lib/events/messages.ts";
 import {
   createEvent,

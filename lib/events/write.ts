@@ -32,7 +32,12 @@ import {
   isModerator,
   publicPlace,
 } from "./access.ts";
-import { allReads, type BatchRead, runRead } from "./load.ts";
+import {
+  allReads,
+  type BatchItem,
+  type BatchRead,
+  runRead,
+} from "../../db/batch.ts";
 import { occurrenceStarts, parseRecurrence } from "./recurrence.ts";
 import { sanitizeDescription } from "./sanitize.ts";
 import type { EventRow } from "./serialize.ts";
@@ -101,8 +106,6 @@ export type PublicationWrite = (
   before: EventRow[],
 ) => BatchRead<QueuedPublication | null>;
 
-/** One statement of a write's batch. */
-export type BatchItem = Parameters<Db["batch"]>[0][number];
 type PlaceRef =
   | { kind: "none" }
   | { kind: "id"; id: number }

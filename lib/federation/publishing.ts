@@ -17,7 +17,7 @@ import {
 import { eq, type SQL, sql } from "drizzle-orm";
 import { events, fedifyQueue } from "../../db/schema.ts";
 import type { EventRow } from "../events/serialize.ts";
-import { allReads, type BatchItem, runRead } from "../events/load.ts";
+import { allReads, type BatchItem, runRead } from "../../db/batch.ts";
 import type {
   EventChange,
   PublicationWrite,
