@@ -22,7 +22,7 @@ import type {
   EventChange,
   PublicationWrite,
   QueuedPublication,
-} from "../events/write.ts";
+} from "../events/commit.ts";
 import type { Settings } from "../settings.ts";
 import { deliverableFollowersQuery } from "./actors.ts";
 import {
