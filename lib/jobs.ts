@@ -6,7 +6,7 @@
  */
 import type { Db } from "../db/client.ts";
 import type { Clock } from "./clock.ts";
-import { materializeOccurrences } from "./events/write.ts";
+import { materializeOccurrences } from "./events/series.ts";
 import type { FederationService } from "./federation/service.ts";
 import type { Logger } from "./log.ts";
 import { sweepMedia } from "./media/cleanup.ts";

@@ -1,5 +1,5 @@
 /** What the routes that write events and their images (the API and the web pages) share around a write. */
-import type { WriteDeps, WriteResult } from "../lib/events/write.ts";
+import type { WriteDeps, WriteResult } from "../lib/events/commit.ts";
 import type { UploadDeps } from "../lib/media/upload.ts";
 import type { Settings } from "../lib/settings.ts";
 import type { AppDeps } from "./env.ts";

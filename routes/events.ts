@@ -11,20 +11,20 @@ import {
   searchEvents,
 } from "../lib/events/list.ts";
 import {
-  type BatchRead,
   eventFullQuery,
   type EventRef,
   loadEventFull,
   summaryQuery,
 } from "../lib/events/load.ts";
+import type { BatchRead } from "../db/batch.ts";
 import { addMessage, listMessages } from "../lib/events/messages.ts";
+import type { WriteDeps } from "../lib/events/commit.ts";
+import type { EventInput } from "../lib/events/input.ts";
 import {
   createEvent,
   deleteEvent,
-  type EventInput,
   toggleEvent,
   updateEvent,
-  type WriteDeps,
 } from "../lib/events/write.ts";
 import { invalidRequest, notFound } from "../lib/errors.ts";
 import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../lib/search.ts";

@@ -34,7 +34,8 @@ import {
   settingsModifiedAtQuery,
   tagScopeQuery,
 } from "../lib/feeds/select.ts";
-import { allReads, asOneStatement, runRead } from "../lib/events/load.ts";
+import { allReads, runRead } from "../db/batch.ts";
+import { asOneStatement } from "../db/prebuilt.ts";
 import { renderFeed, type TextFormat } from "../lib/feeds/syndication.ts";
 import type { Settings } from "../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";

@@ -16,7 +16,7 @@ import {
   exportBackup,
   importBackup,
 } from "../lib/backup.ts";
-import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import { loadOrCreateKeyPairs } from "../lib/federation/keys.ts";
 import { exportJwk } from "@fedify/fedify";
 import { createDbMediaStore, type MediaStore } from "../lib/media/store.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { apUsers, events, eventTags, resources, tags } from "../db/schema.ts";
-import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import {
   call,
   countRows,

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import { upsertActor } from "../lib/federation/actors.ts";
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema.ts";

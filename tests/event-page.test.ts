@@ -14,7 +14,7 @@ import { parseHTML } from "linkedom";
 import { mf2 } from "microformats-parser";
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema.ts";
-import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import { upsertActor } from "../lib/federation/actors.ts";
 import { translator } from "../lib/i18n.ts";
 import { repeatsInWords, seriesRule } from "../lib/pages/repeats.ts";

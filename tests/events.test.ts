@@ -673,7 +673,7 @@ Deno.test("series: editing the parent updates unedited future occurrences; delet
   );
   const parent = await get(series.id);
   assert.ok(parent.recurrent.exclude.includes(first.start_datetime));
-  const { materializeOccurrences } = await import("../lib/events/write.ts");
+  const { materializeOccurrences } = await import("../lib/events/series.ts");
   const { getSettings } = await import("../lib/settings.ts");
   await materializeOccurrences({
     db: ctx.database.db,
@@ -713,7 +713,7 @@ Deno.test("the periodic job extends a series as time passes, without duplicates"
     start_datetime: NOW + DAY,
     recurrent: { frequency: "1w" },
   });
-  const { materializeOccurrences } = await import("../lib/events/write.ts");
+  const { materializeOccurrences } = await import("../lib/events/series.ts");
   const { getSettings } = await import("../lib/settings.ts");
   const run = async () =>
     materializeOccurrences({

@@ -1129,7 +1129,7 @@ Deno.test("instances: GET /api/instances pages; toggle_block flips blocked, 404 
 Deno.test("a remote event whose documents SQLite cannot read (nested deeper than 1,000 levels) is still served; those documents are null", async () => {
   const ctx = await createTestApp();
   try {
-    const { upsertRemoteEvent } = await import("../lib/events/write.ts");
+    const { upsertRemoteEvent } = await import("../lib/events/remote.ts");
     const deep = (depth: number): unknown => {
       let value: unknown = "bottom";
       for (let i = 0; i < depth; i++) value = [value];
@@ -1178,7 +1178,7 @@ Deno.test("a remote event whose documents SQLite cannot read (nested deeper than
 Deno.test("remote events are purged a week after they end, not when they start", async () => {
   const ctx = await createTestApp();
   try {
-    const { upsertRemoteEvent } = await import("../lib/events/write.ts");
+    const { upsertRemoteEvent } = await import("../lib/events/remote.ts");
     const now = Math.floor(ctx.clock.now().getTime() / 1000);
     const day = 86_400;
     await ctx.database.db.insert(apUsers).values({

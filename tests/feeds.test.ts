@@ -7,7 +7,7 @@ import ICAL from "ical.js";
 import { XMLParser } from "fast-xml-parser";
 import { SaxesParser } from "saxes";
 import { apUsers } from "../db/schema.ts";
-import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import {
   call,
   createTestApp,

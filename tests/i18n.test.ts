@@ -11,7 +11,7 @@ import { parseHTML } from "linkedom";
 import * as publicPages from "../lib/i18n/public.ts";
 import * as publicEvent from "../lib/i18n/public-event.ts";
 import * as publicEmbed from "../lib/i18n/public-embed.ts";
-import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import { eq } from "drizzle-orm";
 import { events } from "../db/schema.ts";
 import { upsertActor } from "../lib/federation/actors.ts";

@@ -4,7 +4,7 @@ import { type Db, migrateDatabase, openDatabase } from "../db/client.ts";
 import { apUsers, events } from "../db/schema.ts";
 import { FixedClock } from "../lib/clock.ts";
 import { isForeignKeyViolation } from "../lib/errors.ts";
-import { deleteEventsById, upsertRemoteEvent } from "../lib/events/write.ts";
+import { deleteEventsById, upsertRemoteEvent } from "../lib/events/remote.ts";
 import { sweepMedia } from "../lib/media/cleanup.ts";
 import { createDbMediaStore, createS3MediaStore } from "../lib/media/store.ts";
 import { checkImage, storeImage } from "../lib/media/upload.ts";

@@ -17,7 +17,7 @@ import {
   resources,
   tags,
 } from "../db/schema.ts";
-import { deleteEventsById, upsertRemoteEvent } from "../lib/events/write.ts";
+import { deleteEventsById, upsertRemoteEvent } from "../lib/events/remote.ts";
 import {
   call,
   countRows,

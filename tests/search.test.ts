@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../db/client.ts";
 import { apUsers, events } from "../db/schema.ts";
-import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import {
   SEARCH_MAX_TERMS,
   SEARCH_QUERY_MAX_LENGTH,

@@ -1,13 +1,13 @@
 /**
- * Selects merged into one statement (lib/prebuilt.ts unionOf) give what each
+ * Selects merged into one statement (db/prebuilt.ts unionOf) give what each
  * would have given on its own: same rows, same order, same mapping, whatever
  * their widths, nested or not.
  */
 import assert from "node:assert/strict";
 import { asc, desc, eq, max } from "drizzle-orm";
 import { events, places, settings, tags } from "../db/schema.ts";
-import { type BatchItem, selectAsOne } from "../lib/events/load.ts";
-import { unionOf } from "../lib/prebuilt.ts";
+import type { BatchItem } from "../db/batch.ts";
+import { selectAsOne, unionOf } from "../db/prebuilt.ts";
 import { call, createTestApp, userWithToken } from "./helpers.ts";
 
 Deno.test("unionOf: several selects of different widths in one statement answer as each would alone", async () => {

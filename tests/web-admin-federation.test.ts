@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { oauthClients, resources } from "../db/schema.ts";
 import { upsertActor } from "../lib/federation/actors.ts";
-import { upsertRemoteEvent } from "../lib/events/write.ts";
+import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import { silentLogger } from "../lib/log.ts";
 import { createDbMediaStore } from "../lib/media/store.ts";
 import { deleteClient } from "../lib/oauth/clients.ts";

@@ -6,12 +6,8 @@ import type { Clock } from "../clock.ts";
 import { conflict, isUniqueViolation, notFound } from "../errors.ts";
 import { publicPlace } from "./access.ts";
 import { lastMoment, listableConditions } from "./list.ts";
-import {
-  selectAsOne,
-  selectSummaries,
-  summaryOf,
-  type SummaryRow,
-} from "./load.ts";
+import { selectSummaries, summaryOf, type SummaryRow } from "./load.ts";
+import { selectAsOne } from "../../db/prebuilt.ts";
 import type { PlaceRow } from "./serialize.ts";
 import { serializePlace } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";

@@ -10,7 +10,7 @@ import type { MediaItem, Recurrence } from "../../db/schema.ts";
 import { wallClock } from "../feeds/zoned.ts";
 import { decodeEntities, escapeHtml } from "../html.ts";
 import { localToInstantMs } from "./recurrence.ts";
-import type { EventInput } from "./write.ts";
+import type { EventInput } from "./input.ts";
 
 /** What the form posts (every field a string, possibly empty). */
 export interface EventFormFields {

@@ -23,18 +23,20 @@ import {
 } from "../../db/schema.ts";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import {
-  type BatchItem,
-  type BatchRead,
-  runRead,
   selectSummaries,
   summaryColumns,
   summaryOf,
   type SummaryRow,
 } from "./load.ts";
+import { type BatchItem, type BatchRead, runRead } from "../../db/batch.ts";
+import {
+  type Placeholder,
+  prebuiltStatements,
+  unionOf,
+} from "../../db/prebuilt.ts";
 import type { EventSummary } from "./serialize.ts";
 import { normalizeTag } from "./tags.ts";
 import { matchesTerms, searchTerms } from "../search.ts";
-import { type Placeholder, prebuiltStatements, unionOf } from "../prebuilt.ts";
 
 /** The value that decides upcoming vs past: the end, or the start when there is none. */
 export const lastMoment = sql<
@@ -177,7 +179,7 @@ export function splitRowsQuery<T extends SQLiteSelect>(
     limits.limit,
   );
   return {
-    // One statement: the three selects as one (lib/prebuilt.ts).
+    // One statement: the three selects as one (db/prebuilt.ts).
     statements: [
       unionOf([
         ongoing,
@@ -293,7 +295,7 @@ export function listByTagIdQuery(
         and(sql`${eventTags.tagId} = ${tagId}`, ...conditions, ...listable),
       );
   return {
-    // One statement: the three selects as one (lib/prebuilt.ts).
+    // One statement: the three selects as one (db/prebuilt.ts).
     statements: [unionOf([
       // Not ended (event_tags_tag_last_idx), started before now.
       tagged(

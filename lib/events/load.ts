@@ -12,7 +12,8 @@ import {
   tags,
   users,
 } from "../../db/schema.ts";
-import { type Placeholder, prebuiltStatements, unionOf } from "../prebuilt.ts";
+import { type BatchRead, runRead } from "../../db/batch.ts";
+import { type Placeholder, prebuiltStatements } from "../../db/prebuilt.ts";
 import { decodeRowObject, rowObject } from "../row-objects.ts";
 import type { UserRow } from "../users.ts";
 import { canSeeEvent, isModerator } from "./access.ts";
@@ -171,71 +172,6 @@ export async function findEvent(
 ): Promise<EventRow | undefined> {
   const [row] = await db.select().from(events).where(eq(events.id, id));
   return row;
-}
-
-/** A statement of a batch. */
-export type BatchItem = Parameters<Db["batch"]>[0][number];
-
-/**
- * Statements that read something in a batch, and what makes the answer of
- * their results (in the same order).
- */
-export interface BatchRead<T> {
-  statements: BatchItem[];
-  read(results: readonly unknown[]): T;
-}
-
-/** Runs a BatchRead as one batch: one round trip (none without statements). */
-export async function runRead<T>(db: Db, query: BatchRead<T>): Promise<T> {
-  if (query.statements.length === 0) return query.read([]);
-  return query.read(
-    await db.batch(query.statements as [BatchItem, ...BatchItem[]]),
-  );
-}
-
-type ReadResults<T extends readonly BatchRead<unknown>[]> = {
-  [K in keyof T]: T[K] extends BatchRead<infer R> ? R : never;
-};
-
-/** Several reads as one: their statements in one batch, their answers in order. */
-export function allReads<T extends readonly BatchRead<unknown>[]>(
-  ...reads: T
-): BatchRead<ReadResults<T>> {
-  return {
-    statements: reads.flatMap((r) => r.statements),
-    read(results) {
-      let at = 0;
-      return reads.map((r) => {
-        const mine = results.slice(at, at + r.statements.length);
-        at += r.statements.length;
-        return r.read(mine);
-      }) as ReadResults<T>;
-    },
-  };
-}
-
-/**
- * A read (of selects only) as one statement: its selects merged by unionOf,
- * its answer made as before.
- */
-export function asOneStatement<T>(query: BatchRead<T>): BatchRead<T> {
-  if (query.statements.length <= 1) return query;
-  return {
-    statements: [unionOf(query.statements)],
-    read: (results) => query.read(results[0] as unknown[]),
-  };
-}
-
-/**
- * Selects run as one statement (unionOf): what `db.batch` would give for
- * them, in one statement instead of one each.
- */
-export async function selectAsOne<T extends readonly unknown[]>(
-  db: Db,
-  selects: readonly BatchItem[],
-): Promise<T> {
-  const [results] = await db.batch([unionOf(selects)]) as unknown as [T];
-  return results;
 }
 
 /** An event named in a statement: its id, or an SQL expression giving it. */
@@ -425,7 +361,7 @@ export function eventFullQuery(
     signedIn: viewer !== null,
     justCreated: options.justCreated ?? false,
   };
-  // By id, the usual case, the statement is built once (lib/prebuilt.ts).
+  // By id, the usual case, the statement is built once (db/prebuilt.ts).
   const statements = typeof ref === "number"
     ? prebuiltStatements(
       db,

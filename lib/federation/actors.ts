@@ -4,7 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { apUsers, events, instances, resources } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { notFound } from "../errors.ts";
-import { type BatchRead, runRead } from "../events/load.ts";
+import { type BatchRead, runRead } from "../../db/batch.ts";
 import type { ApUserRow } from "../events/serialize.ts";
 
 export type InstanceRow = typeof instances.$inferSelect;

@@ -24,7 +24,7 @@ import type { Db } from "../../db/client.ts";
 import { eventTags, places, tags } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { EventRow, PlaceRow } from "../events/serialize.ts";
-import { type BatchRead, runRead } from "../events/load.ts";
+import { type BatchRead, runRead } from "../../db/batch.ts";
 import type { Logger } from "../log.ts";
 import { getSettings, type Settings } from "../settings.ts";
 import { type ActorKeyPairs, loadOrCreateKeyPairs } from "./keys.ts";

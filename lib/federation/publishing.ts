@@ -17,12 +17,12 @@ import {
 import { eq, type SQL, sql } from "drizzle-orm";
 import { events, fedifyQueue } from "../../db/schema.ts";
 import type { EventRow } from "../events/serialize.ts";
-import { allReads, type BatchItem, runRead } from "../events/load.ts";
+import { allReads, type BatchItem, runRead } from "../../db/batch.ts";
 import type {
   EventChange,
   PublicationWrite,
   QueuedPublication,
-} from "../events/write.ts";
+} from "../events/commit.ts";
 import type { Settings } from "../settings.ts";
 import { deliverableFollowersQuery } from "./actors.ts";
 import {

@@ -13,12 +13,12 @@ import { and, eq, isNotNull, lt, sql } from "drizzle-orm";
 import { apUsers, events, places } from "../../db/schema.ts";
 import { publicPlace } from "../events/access.ts";
 import type { ApUserRow } from "../events/serialize.ts";
-import {
-  deleteEventsById,
-  type EventChange,
-  type PublicationWrite,
-  type QueuedPublication,
-} from "../events/write.ts";
+import type {
+  EventChange,
+  PublicationWrite,
+  QueuedPublication,
+} from "../events/commit.ts";
+import { deleteEventsById } from "../events/remote.ts";
 import type { Settings } from "../settings.ts";
 import {
   createFederationCore,

@@ -40,13 +40,12 @@ import {
   withQuery,
 } from "../events/filter.ts";
 import {
-  type BatchRead,
-  runRead,
   summaryColumns,
   summaryOf,
   type SummaryRow,
   tagListOf,
 } from "../events/load.ts";
+import { type BatchRead, runRead } from "../../db/batch.ts";
 import type { EventRow, EventSummary } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
 import { getSettings } from "../settings.ts";

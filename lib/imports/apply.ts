@@ -12,13 +12,9 @@ import type { SQL } from "drizzle-orm";
 import { events, importedEvents, type SyncCounts } from "../../db/schema.ts";
 import { ApiError } from "../errors.ts";
 import type { EventRow } from "../events/serialize.ts";
-import {
-  createEvent,
-  type EventInput,
-  updateEvent,
-  type WriteDeps,
-  type WriteResult,
-} from "../events/write.ts";
+import type { WriteDeps, WriteResult } from "../events/commit.ts";
+import type { EventInput } from "../events/input.ts";
+import { createEvent, updateEvent } from "../events/write.ts";
 import { sha256Hex } from "../oauth/crypto.ts";
 import type { UserRow } from "../users.ts";
 import type { IcsItem } from "./ics.ts";

@@ -6,6 +6,7 @@
  * a referenced file fail, whatever the code path.
  */
 import { and, inArray, lt, sql } from "drizzle-orm";
+import type { BatchItem } from "../../db/batch.ts";
 import type { Db } from "../../db/client.ts";
 import {
   eventMedia,
@@ -16,8 +17,6 @@ import {
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { MediaStore } from "./store.ts";
-
-type BatchItem = Parameters<Db["batch"]>[0][number];
 
 /** Uploads no event has referenced for this long are removed by the sweep. */
 export const UNATTACHED_GRACE_MS = 24 * 3600 * 1000;

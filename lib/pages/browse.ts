@@ -13,14 +13,10 @@ import {
   momentOf,
   runningFrom,
 } from "../events/list.ts";
-import {
-  type BatchItem,
-  selectSummaries,
-  summaryOf,
-  type SummaryRow,
-} from "../events/load.ts";
+import { selectSummaries, summaryOf, type SummaryRow } from "../events/load.ts";
+import type { BatchItem } from "../../db/batch.ts";
+import { unionOf } from "../../db/prebuilt.ts";
 import type { EventSummary } from "../events/serialize.ts";
-import { unionOf } from "../prebuilt.ts";
 import {
   type CalendarDay,
   dayKeyOf,

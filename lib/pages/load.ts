@@ -17,7 +17,8 @@ import {
   listUpcomingAndPastQuery,
   type SplitLimits,
 } from "../events/list.ts";
-import { type BatchItem, selectAsOne } from "../events/load.ts";
+import type { BatchItem } from "../../db/batch.ts";
+import { selectAsOne } from "../../db/prebuilt.ts";
 import type { EventRow, EventSummary, PlaceRow } from "../events/serialize.ts";
 import { normalizeTag } from "../events/tags.ts";
 import { type EventOrigin, eventOrigin } from "./links.ts";

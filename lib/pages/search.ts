@@ -11,12 +11,8 @@ import { events, eventTags, places, tags } from "../../db/schema.ts";
 import { publicPlace } from "../events/access.ts";
 import { type EventFilter, filterWindow } from "../events/filter.ts";
 import { listableConditions, searchPageQuery } from "../events/list.ts";
-import {
-  allReads,
-  asOneStatement,
-  type BatchRead,
-  runRead,
-} from "../events/load.ts";
+import { allReads, type BatchRead, runRead } from "../../db/batch.ts";
+import { asOneStatement } from "../../db/prebuilt.ts";
 import type { EventSummary } from "../events/serialize.ts";
 import { groupEntriesByDay } from "./browse.ts";
 

@@ -19,12 +19,8 @@ import {
   eventInputFromForm,
   htmlToPlainText,
 } from "../../lib/events/form.ts";
-import type {
-  EventInput,
-  MediaInput,
-  WriteDeps,
-  WriteResult,
-} from "../../lib/events/write.ts";
+import type { WriteDeps, WriteResult } from "../../lib/events/commit.ts";
+import type { EventInput, MediaInput } from "../../lib/events/input.ts";
 import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import { imageSaver } from "../../lib/media/upload.ts";
 import type { Settings } from "../../lib/settings.ts";

@@ -23,7 +23,7 @@ import {
   occurrenceStarts,
   parseRecurrence,
 } from "../../lib/events/recurrence.ts";
-import { HORIZON_MIN_COUNT, HORIZON_SECONDS } from "../../lib/events/write.ts";
+import { HORIZON_MIN_COUNT, HORIZON_SECONDS } from "../../lib/events/series.ts";
 import { refreshStaleSearchRows } from "../../lib/search.ts";
 
 /** Rows per multi-row INSERT. */

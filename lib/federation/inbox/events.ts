@@ -10,7 +10,7 @@ import { type Activity, Create, Delete, Update } from "@fedify/vocab";
 import { and, eq, isNotNull } from "drizzle-orm";
 import { events, type MediaItem, resources } from "../../../db/schema.ts";
 import type { EventRow } from "../../events/serialize.ts";
-import { deleteEventsById, upsertRemoteEvent } from "../../events/write.ts";
+import { deleteEventsById, upsertRemoteEvent } from "../../events/remote.ts";
 import { getSettings } from "../../settings.ts";
 import { findActor, isBlockedSender } from "../actors.ts";
 import { asRecord, type FederationCore } from "../core.ts";

@@ -9,8 +9,8 @@
  * statement.
  */
 import { fillPlaceholders, sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
-import type { BatchItem } from "./events/load.ts";
+import type { BatchItem, BatchRead } from "./batch.ts";
+import type { Db } from "./client.ts";
 
 /** A value filled in at each use of a statement built once. */
 export type Placeholder = ReturnType<typeof sql.placeholder>;
@@ -142,4 +142,28 @@ export function unionOf(parts: readonly BatchItem[]): BatchItem {
     }),
   };
   return item as unknown as BatchItem;
+}
+
+/**
+ * A read (of selects only) as one statement: its selects merged by unionOf,
+ * its answer made as before.
+ */
+export function asOneStatement<T>(query: BatchRead<T>): BatchRead<T> {
+  if (query.statements.length <= 1) return query;
+  return {
+    statements: [unionOf(query.statements)],
+    read: (results) => query.read(results[0] as unknown[]),
+  };
+}
+
+/**
+ * Selects run as one statement (unionOf): what `db.batch` would give for
+ * them, in one statement instead of one each.
+ */
+export async function selectAsOne<T extends readonly unknown[]>(
+  db: Db,
+  selects: readonly BatchItem[],
+): Promise<T> {
+  const [results] = await db.batch([unionOf(selects)]) as unknown as [T];
+  return results;
 }
