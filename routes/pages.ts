@@ -30,7 +30,7 @@ import {
   EventView,
   PlaceView,
   TagView,
-} from "./views/pages.tsx";
+} from "./views/site/event.tsx";
 
 /** A page number from 1 to `max`, or null. */
 function pageNumber(raw: string, max: number): number | null {

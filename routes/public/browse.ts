@@ -43,8 +43,8 @@ import {
   PastView,
   PlacesView,
   TagsView,
-} from "../views/browse.tsx";
-import type { SiteInfo } from "../views/site.tsx";
+} from "../views/site/browse.tsx";
+import type { SiteInfo } from "../views/site/shell.tsx";
 import { createPublicKit } from "./kit.ts";
 
 /** A `?page=` value: 1 when absent, null when not a whole number from 1 to `max`. */

@@ -34,7 +34,7 @@ import {
   type SearchProblem,
   SearchView,
   type SearchViewProps,
-} from "../views/search.tsx";
+} from "../views/site/search.tsx";
 
 /** A filter problem in the page's language. */
 function problemText(t: Translate, code: FilterProblemCode): string {

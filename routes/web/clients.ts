@@ -15,8 +15,8 @@ import {
 } from "../../lib/oauth/clients.ts";
 import { getSettings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
-import { ClientsView, ConfirmView } from "../views/admin-federation.tsx";
-import { MessageView } from "../views/web.tsx";
+import { ClientsView, ConfirmView } from "../views/app/fediverse.tsx";
+import { MessageView } from "../views/app/shell.tsx";
 import { pageOf, type WebKit } from "./kit.ts";
 
 const HOME = "/admin/clients";

@@ -36,8 +36,8 @@ import {
   ConfirmView,
   type FilterErrors,
   type FilterValues,
-} from "../views/admin-federation.tsx";
-import { MessageView } from "../views/web.tsx";
+} from "../views/app/fediverse.tsx";
+import { MessageView } from "../views/app/shell.tsx";
 import { actorName } from "./fediverse.ts";
 import {
   formText,

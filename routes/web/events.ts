@@ -31,7 +31,7 @@ import {
   EventFormView,
   type MyEvent,
   MyEventsView,
-} from "../views/event-form.tsx";
+} from "../views/app/event-form.tsx";
 import {
   eventWrites,
   type FormErrors,

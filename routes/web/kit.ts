@@ -27,7 +27,7 @@ import { getSettings, type Settings } from "../../lib/settings.ts";
 import type { UserRow } from "../../lib/users.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { languageLinks, type PageLanguage, pageLanguage } from "../language.ts";
-import type { PageProps } from "../views/web.tsx";
+import type { PageProps } from "../views/app/shell.tsx";
 
 /** The statuses a page of the interface answers with. */
 export type PageStatus = 200 | 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429;

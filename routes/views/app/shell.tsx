@@ -1,9 +1,9 @@
 /** The frame of the signed-in interface's pages: a header with the places a role may go. */
 import type { Child } from "hono/jsx";
-import type { Translate } from "../../lib/i18n.ts";
-import type { LanguageLink } from "../language.ts";
+import type { Translate } from "../../../lib/i18n.ts";
+import type { LanguageLink } from "../../language.ts";
 import { Layout } from "./layout.tsx";
-import { LanguageSwitch } from "./site.tsx";
+import { LanguageSwitch } from "../site/shell.tsx";
 
 /** The signed-in user, as the header shows them. */
 export interface Viewer {

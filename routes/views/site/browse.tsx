@@ -2,10 +2,10 @@
  * The browse pages: home (upcoming events by day, each series once with its
  * rule in words and its next dates; an empty instance says what it is and
  * where to go), the month calendar, a day, past events, and the indexes of
- * tags and places. Listed events are h-events (pages.tsx, EventItem).
+ * tags and places. Listed events are h-events (event.tsx, EventItem).
  */
 import type { Child } from "hono/jsx";
-import type { Translate } from "../../lib/i18n.ts";
+import type { Translate } from "../../../lib/i18n.ts";
 import type {
   Entry,
   EventsPage,
@@ -14,7 +14,7 @@ import type {
   MonthCounts,
   PlaceCount,
   TagCount,
-} from "../../lib/pages/browse.ts";
+} from "../../../lib/pages/browse.ts";
 import {
   type CalendarDay,
   calendarDayLabel,
@@ -28,9 +28,9 @@ import {
   shortDate,
   startOfDay,
   weekdayNames,
-} from "../../lib/pages/calendar.ts";
-import { isoInZone, timeOfDay } from "../../lib/pages/format.ts";
-import { repeatsInWords, seriesRule } from "../../lib/pages/repeats.ts";
+} from "../../../lib/pages/calendar.ts";
+import { isoInZone, timeOfDay } from "../../../lib/pages/format.ts";
+import { repeatsInWords, seriesRule } from "../../../lib/pages/repeats.ts";
 import {
   allEvents,
   EventItem,
@@ -40,8 +40,8 @@ import {
   PageNumber,
   StatusBadge,
   TagLinks,
-} from "./pages.tsx";
-import { feedUrls, type SiteInfo, SitePage } from "./site.tsx";
+} from "./event.tsx";
+import { feedUrls, type SiteInfo, SitePage } from "./shell.tsx";
 import { eventPath, placePath, tagPath } from "./structured.ts";
 
 /** A page's address with `?page=` (none for the first). */

@@ -1,5 +1,5 @@
 /** The sign-in, registration, account and submission pages of the web interface. */
-import { Csrf, NewPasswordField, type PageProps, WebPage } from "./web.tsx";
+import { Csrf, NewPasswordField, type PageProps, WebPage } from "./shell.tsx";
 
 /** The sign-in form (`/login`). */
 export function LoginView(

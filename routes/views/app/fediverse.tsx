@@ -3,8 +3,8 @@
  * collections and their filters, and of OAuth clients (admins only).
  */
 import type { Child } from "hono/jsx";
-import type { PageProps, Paging } from "./web.tsx";
-import { Csrf, Pager, WebPage } from "./web.tsx";
+import type { PageProps, Paging } from "./shell.tsx";
+import { Csrf, Pager, WebPage } from "./shell.tsx";
 
 /** A form of one button that posts `fields` with the page's CSRF token. */
 function ButtonForm(

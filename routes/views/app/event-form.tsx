@@ -10,9 +10,9 @@ import type {
   EventFormField,
   EventFormFields,
   EventFormMode,
-} from "../../lib/events/form.ts";
-import type { MessageKey } from "../../lib/i18n.ts";
-import { Csrf, type PageProps, WebPage } from "./web.tsx";
+} from "../../../lib/events/form.ts";
+import type { MessageKey } from "../../../lib/i18n.ts";
+import { Csrf, type PageProps, WebPage } from "./shell.tsx";
 
 /** A place the form suggests. */
 export interface KnownPlace {

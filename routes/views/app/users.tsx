@@ -1,7 +1,7 @@
 /** The users page (admins) and the page of an invitation link. */
 import { raw } from "hono/html";
-import { USER_ROLES, type UserRole } from "../../db/schema.ts";
-import type { Translate } from "../../lib/i18n.ts";
+import { USER_ROLES, type UserRole } from "../../../db/schema.ts";
+import type { Translate } from "../../../lib/i18n.ts";
 import {
   Csrf,
   MessageView,
@@ -9,7 +9,7 @@ import {
   type PageProps,
   Pager,
   WebPage,
-} from "./web.tsx";
+} from "./shell.tsx";
 
 /** A role's name in the page's language. */
 export function roleName(t: Translate, role: UserRole): string {

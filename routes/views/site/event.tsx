@@ -2,12 +2,12 @@
  * The public pages: event, tag, place, collection (the home page and the
  * other browse pages are in browse.tsx), and the HTML error page. Events carry h-event microformats.
  */
-import type { Translate } from "../../lib/i18n.ts";
-import { publicMediaUrl } from "../../lib/media/public.ts";
+import type { Translate } from "../../../lib/i18n.ts";
+import { publicMediaUrl } from "../../../lib/media/public.ts";
 import { raw } from "hono/html";
-import type { EventStatus } from "../../db/schema.ts";
-import type { EventSummary, PlaceRow } from "../../lib/events/serialize.ts";
-import { normalizeTag } from "../../lib/events/tags.ts";
+import type { EventStatus } from "../../../db/schema.ts";
+import type { EventSummary, PlaceRow } from "../../../lib/events/serialize.ts";
+import { normalizeTag } from "../../../lib/events/tags.ts";
 import {
   endLabel,
   fullDateTime,
@@ -16,17 +16,17 @@ import {
   shortDateTime,
   timeOfDay,
   whenInWords,
-} from "../../lib/pages/format.ts";
-import { descriptionHtml } from "../../lib/pages/description.ts";
+} from "../../../lib/pages/format.ts";
+import { descriptionHtml } from "../../../lib/pages/description.ts";
 import {
   directionsUrl,
   type EventOrigin,
   googleCalendarUrl,
   outlookCalendarUrl,
-} from "../../lib/pages/links.ts";
-import type { EventPage, PagedListing } from "../../lib/pages/load.ts";
-import { repeatsInWords } from "../../lib/pages/repeats.ts";
-import { type FeedScope, type SiteInfo, SitePage } from "./site.tsx";
+} from "../../../lib/pages/links.ts";
+import type { EventPage, PagedListing } from "../../../lib/pages/load.ts";
+import { repeatsInWords } from "../../../lib/pages/repeats.ts";
+import { type FeedScope, type SiteInfo, SitePage } from "./shell.tsx";
 import {
   eventJsonLd,
   eventPath,
