@@ -25,12 +25,12 @@ import type { AppEnv, RouteDeps } from "./env.ts";
 import { browseRoutes } from "./public/browse.ts";
 import { createPublicKit } from "./public/kit.ts";
 import { searchRoutes } from "./public/search.ts";
+import { EventView } from "./views/site/event.tsx";
 import {
-  CollectionView,
-  EventView,
   PlaceView,
+  PublicCollectionView,
   TagView,
-} from "./views/site/event.tsx";
+} from "./views/site/listing.tsx";
 
 /** A page number from 1 to `max`, or null. */
 function pageNumber(raw: string, max: number): number | null {
@@ -156,7 +156,7 @@ export function pageRoutes(deps: RouteDeps) {
     return send(
       c,
       nonce,
-      CollectionView({
+      PublicCollectionView({
         site: siteOf(c, settings),
         nonce,
         name: listing.name,

@@ -37,13 +37,12 @@ import {
 import { getSettings, type Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import {
-  DayView,
   HomeView,
-  MonthView,
   PastView,
   PlacesView,
   TagsView,
 } from "../views/site/browse.tsx";
+import { DayView, MonthView } from "../views/site/calendar.tsx";
 import type { SiteInfo } from "../views/site/shell.tsx";
 import { createPublicKit } from "./kit.ts";
 

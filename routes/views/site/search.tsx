@@ -25,7 +25,7 @@ import {
   SEARCH_MAX_TERMS,
   SEARCH_QUERY_MAX_LENGTH,
 } from "../../../lib/search.ts";
-import { allEvents, EventList, PageLinks } from "./event.tsx";
+import { allEvents, EventList, PageLinks } from "./components.tsx";
 import { type FeedScope, type SiteInfo, SitePage } from "./shell.tsx";
 
 /** A problem of the search, in the page's language, under the field it concerns. */
