@@ -15,8 +15,9 @@ import {
 } from "../../lib/oauth/clients.ts";
 import { getSettings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
-import { ClientsView, ConfirmView } from "../views/app/fediverse.tsx";
-import { MessageView } from "../views/app/shell.tsx";
+import { ClientsView } from "../views/app/clients.tsx";
+import { ConfirmView } from "../views/app/message.tsx";
+import { MessageView } from "../views/app/message.tsx";
 import { pageOf, type WebKit } from "./kit.ts";
 
 const HOME = "/admin/clients";

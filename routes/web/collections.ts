@@ -33,11 +33,10 @@ import {
   type Choice,
   CollectionsView,
   CollectionView,
-  ConfirmView,
   type FilterErrors,
   type FilterValues,
-} from "../views/app/fediverse.tsx";
-import { MessageView } from "../views/app/shell.tsx";
+} from "../views/app/collections.tsx";
+import { ConfirmView, MessageView } from "../views/app/message.tsx";
 import { actorName } from "./fediverse.ts";
 import {
   formText,

@@ -32,7 +32,7 @@ import {
   instancePath,
   InstanceView,
 } from "../views/app/fediverse.tsx";
-import { MessageView } from "../views/app/shell.tsx";
+import { MessageView } from "../views/app/message.tsx";
 import { formText, pageOf, type PageStatus, type WebKit } from "./kit.ts";
 
 const PAGE_SIZE = 20;

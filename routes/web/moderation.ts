@@ -39,7 +39,7 @@ import {
   ResourcesView,
   type ShownResource,
 } from "../views/app/moderation.tsx";
-import { MessageView } from "../views/app/shell.tsx";
+import { MessageView } from "../views/app/message.tsx";
 import {
   formText,
   idOf,

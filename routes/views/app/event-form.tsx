@@ -12,7 +12,8 @@ import type {
   EventFormMode,
 } from "../../../lib/events/form.ts";
 import type { MessageKey } from "../../../lib/i18n.ts";
-import { Csrf, type PageProps, WebPage } from "./shell.tsx";
+import { Csrf } from "./components.tsx";
+import { type PageProps, WebPage } from "./shell.tsx";
 
 /** A place the form suggests. */
 export interface KnownPlace {

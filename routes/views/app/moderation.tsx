@@ -5,7 +5,8 @@
  */
 import { raw } from "hono/html";
 import type { MessageKey } from "../../../lib/i18n.ts";
-import { Csrf, type PageProps, WebPage } from "./shell.tsx";
+import { Csrf } from "./components.tsx";
+import { type PageProps, WebPage } from "./shell.tsx";
 
 /** A message on a queued event, as the page shows it. */
 export interface ShownMessage {
