@@ -22,6 +22,7 @@ import type { Settings } from "../lib/settings.ts";
 import { getSettings } from "../lib/settings.ts";
 import { embedRoutes } from "./embed.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
+import { pageNumber } from "./validation.ts";
 import { browseRoutes } from "./public/browse.ts";
 import { createPublicKit } from "./public/kit.ts";
 import { searchRoutes } from "./public/search.ts";
@@ -31,11 +32,6 @@ import {
   PublicCollectionView,
   TagView,
 } from "./views/site/listing.tsx";
-
-/** A page number from 1 to `max`, or null. */
-function pageNumber(raw: string, max: number): number | null {
-  return /^[1-9]\d{0,5}$/.test(raw) && Number(raw) <= max ? Number(raw) : null;
-}
 
 /**
  * The page of a listing a query asks for: `?page=` of its upcoming events
