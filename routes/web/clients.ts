@@ -16,8 +16,7 @@ import {
 import { getSettings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { ClientsView } from "../views/app/clients.tsx";
-import { ConfirmView } from "../views/app/message.tsx";
-import { MessageView } from "../views/app/message.tsx";
+import { ConfirmView, MessageView } from "../views/app/message.tsx";
 import { pageOf, type WebKit } from "./kit.ts";
 
 const HOME = "/admin/clients";
