@@ -26,7 +26,7 @@ import { OAUTH_SCOPES } from "../lib/oauth/scopes.ts";
 import { clientAddress } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { settingsOf } from "./request-settings.ts";
-import { AuthorizeErrorPage, ConsentPage } from "./views/consent.tsx";
+import { AuthorizeErrorPage, ConsentPage } from "./views/app/consent.tsx";
 
 const PARAM_NAMES = [
   "response_type",

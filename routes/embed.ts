@@ -36,8 +36,8 @@ import { settingsOf } from "./request-settings.ts";
 import { languageAsked } from "./language.ts";
 import { buildEmbedScript, type EmbedScript } from "./public/embed-script.ts";
 import { createPublicKit } from "./public/kit.ts";
-import { EmbedFrameView, EmbedNewView } from "./views/embed.tsx";
-import type { SiteInfo } from "./views/site.tsx";
+import { EmbedFrameView, EmbedNewView } from "./views/site/embed.tsx";
+import type { SiteInfo } from "./views/site/shell.tsx";
 
 /** How many places `/embed/new` offers to choose from (by name). */
 const PLACES_OFFERED = 100;

@@ -22,20 +22,16 @@ import type { Settings } from "../lib/settings.ts";
 import { embedRoutes } from "./embed.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { settingsOf } from "./request-settings.ts";
+import { pageNumber } from "./validation.ts";
 import { browseRoutes } from "./public/browse.ts";
 import { createPublicKit } from "./public/kit.ts";
 import { searchRoutes } from "./public/search.ts";
+import { EventView } from "./views/site/event.tsx";
 import {
-  CollectionView,
-  EventView,
   PlaceView,
+  PublicCollectionView,
   TagView,
-} from "./views/pages.tsx";
-
-/** A page number from 1 to `max`, or null. */
-function pageNumber(raw: string, max: number): number | null {
-  return /^[1-9]\d{0,5}$/.test(raw) && Number(raw) <= max ? Number(raw) : null;
-}
+} from "./views/site/listing.tsx";
 
 /**
  * The page of a listing a query asks for: `?page=` of its upcoming events
@@ -156,7 +152,7 @@ export function pageRoutes(deps: RouteDeps) {
     return send(
       c,
       nonce,
-      CollectionView({
+      PublicCollectionView({
         site: siteOf(c, settings),
         nonce,
         name: listing.name,

@@ -44,6 +44,22 @@ export const IdParam = z.object({
     }),
 });
 
+/**
+ * The page number of an HTML page's query or form (`?page=`, `?past=`): a
+ * whole number from 1 to `max` written plainly (no sign, no leading zero, at
+ * most six digits), else null. Each page decides what an absent or bad value
+ * means (the first page, or a 400 page).
+ */
+export function pageNumber(
+  raw: string | undefined,
+  max = 999_999,
+): number | null {
+  return raw !== undefined && /^[1-9]\d{0,5}$/.test(raw) &&
+      Number(raw) <= max
+    ? Number(raw)
+    : null;
+}
+
 /** Query `page` (1-based) and `pageSize` with a default and a maximum. */
 export function pagingQuery(defaultSize: number, maxSize: number) {
   return z.object({

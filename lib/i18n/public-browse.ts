@@ -69,8 +69,6 @@ export const en = {
   "public.browse.places.intro":
     "The places of upcoming events, the busiest first.",
   "public.browse.places.empty": "No upcoming event has a place yet.",
-  "public.browse.count.one": "1 upcoming event",
-  "public.browse.count.many": "{count} upcoming events",
   "public.browse.noMore": "There is nothing more to show here.",
 } as const;
 
@@ -143,8 +141,6 @@ export const it: Messages = {
   "public.browse.places.intro":
     "I luoghi dei prossimi eventi, dai più frequentati.",
   "public.browse.places.empty": "Nessun evento in programma ha un luogo.",
-  "public.browse.count.one": "1 evento in programma",
-  "public.browse.count.many": "{count} eventi in programma",
   "public.browse.noMore": "Non c'è altro da mostrare qui.",
 };
 
@@ -215,8 +211,6 @@ export const fr: Messages = {
   "public.browse.places.intro":
     "Les lieux des événements à venir, les plus animés d'abord.",
   "public.browse.places.empty": "Aucun événement à venir n'a de lieu.",
-  "public.browse.count.one": "1 événement à venir",
-  "public.browse.count.many": "{count} événements à venir",
   "public.browse.noMore": "Il n'y a rien de plus à afficher ici.",
 };
 
@@ -287,8 +281,6 @@ export const es: Messages = {
   "public.browse.places.intro":
     "Los lugares de los próximos eventos, los más activos primero.",
   "public.browse.places.empty": "Ningún evento próximo tiene lugar asignado.",
-  "public.browse.count.one": "1 evento próximo",
-  "public.browse.count.many": "{count} eventos próximos",
   "public.browse.noMore": "No hay nada más que mostrar aquí.",
 };
 
@@ -363,7 +355,5 @@ export const de: Messages = {
   "public.browse.places.intro":
     "Die Orte kommender Veranstaltungen, die belebtesten zuerst.",
   "public.browse.places.empty": "Keine kommende Veranstaltung hat einen Ort.",
-  "public.browse.count.one": "1 kommende Veranstaltung",
-  "public.browse.count.many": "{count} kommende Veranstaltungen",
   "public.browse.noMore": "Hier gibt es nichts weiter zu sehen.",
 };

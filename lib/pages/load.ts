@@ -69,7 +69,7 @@ function limitsOf(at: ListingPage): SplitLimits {
 }
 
 /** The page `at` of a listing read with limitsOf(at). */
-function pageOf(found: SplitListing, at: ListingPage): PagedListing {
+function listingPageAt(found: SplitListing, at: ListingPage): PagedListing {
   const { limit, pastLimit } = LISTING_LIMITS;
   const skip = at.part === "upcoming" ? (at.page - 1) * limit : 0;
   const upcoming = found.events.slice(skip);
@@ -239,7 +239,7 @@ export async function loadTagPage(
   ) {
     return null;
   }
-  return { tag: row.tag, ...pageOf(found, at) };
+  return { tag: row.tag, ...listingPageAt(found, at) };
 }
 
 /** A public place with a page of its upcoming and past listed events; null for any other id. */
@@ -264,7 +264,7 @@ export async function loadPlacePage(
   ] as BatchItem[]);
   const place = (placeRows as PlaceRow[])[0];
   if (!place) return null;
-  return { place, ...pageOf(listing.read(results), at) };
+  return { place, ...listingPageAt(listing.read(results), at) };
 }
 
 /** A page of a collection's events by its name (its filters decide); null when unknown. */
@@ -283,7 +283,7 @@ export async function loadCollectionPage(
       showRecurrent,
       limitsOf(at),
     );
-    return { name, ...pageOf(listing, at) };
+    return { name, ...listingPageAt(listing, at) };
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;

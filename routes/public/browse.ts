@@ -37,24 +37,16 @@ import {
 import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { settingsOf } from "../request-settings.ts";
+import { pageNumber } from "../validation.ts";
 import {
-  DayView,
   HomeView,
-  MonthView,
   PastView,
   PlacesView,
   TagsView,
-} from "../views/browse.tsx";
-import type { SiteInfo } from "../views/site.tsx";
+} from "../views/site/browse.tsx";
+import { DayView, MonthView } from "../views/site/calendar.tsx";
+import type { SiteInfo } from "../views/site/shell.tsx";
 import { createPublicKit } from "./kit.ts";
-
-/** A `?page=` value: 1 when absent, null when not a whole number from 1 to `max`. */
-function pageOf(raw: string | undefined, max: number): number | null {
-  if (raw === undefined) return 1;
-  if (!/^[1-9]\d{0,5}$/.test(raw)) return null;
-  const page = Number(raw);
-  return page <= max ? page : null;
-}
 
 /** The browse pages' routes. */
 export function browseRoutes(deps: RouteDeps) {
@@ -63,9 +55,10 @@ export function browseRoutes(deps: RouteDeps) {
   const { siteOf, send, render, errorPage } = createPublicKit(deps);
   const now = () => unixNow(deps.clock);
 
-  /** The page number of the request, or the 400 page's answer. */
+  /** The page number of the request (1 without `?page=`), or the 400 page's answer. */
   function pageParam(c: Context<AppEnv>, settings: Settings, max: number) {
-    const page = pageOf(c.req.query("page"), max);
+    const raw = c.req.query("page");
+    const page = raw === undefined ? 1 : pageNumber(raw, max);
     if (page !== null) return { page };
     return {
       answer: errorPage(c, settings, 400, (t) => ({

@@ -3,7 +3,7 @@
  * one script tag. Plain modern JavaScript, no dependency: it asks this
  * instance (and nothing else) for `/api/instance` (title, time zone, locale)
  * and `/api/events` (tags, places, max), and renders the list in a shadow
- * root with its own styles (routes/views/embed-style.ts), text set through
+ * root with its own styles (routes/views/site/embed-style.ts), text set through
  * `textContent` only. Built once per app: the instance's origin, the
  * strings of every public language and the stylesheet are written into it.
  */
@@ -17,7 +17,7 @@ import {
   EMBED_MAX_TAGS,
   EMBED_TAG_LENGTH,
 } from "../../lib/embed/options.ts";
-import { EMBED_STYLE } from "../views/embed-style.ts";
+import { EMBED_STYLE } from "../views/site/embed-style.ts";
 
 const STATUSES = [
   "EventCancelled",

@@ -10,8 +10,8 @@ import { PUBLIC_LANGUAGES } from "../../lib/i18n.ts";
 import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { languageLinks, pageLanguage, remembersChoice } from "../language.ts";
-import { ErrorView } from "../views/pages.tsx";
-import type { SiteInfo } from "../views/site.tsx";
+import { ErrorView } from "../views/site/error.tsx";
+import type { SiteInfo } from "../views/site/shell.tsx";
 
 /** The statuses a public page answers with. */
 export type PublicStatus = 200 | 400 | 404;

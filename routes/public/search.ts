@@ -29,12 +29,13 @@ import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../../lib/search.ts";
 import type { Translate } from "../../lib/i18n.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { settingsOf } from "../request-settings.ts";
+import { pageNumber } from "../validation.ts";
 import { createPublicKit } from "./kit.ts";
 import {
   type SearchProblem,
   SearchView,
   type SearchViewProps,
-} from "../views/search.tsx";
+} from "../views/site/search.tsx";
 
 /** A filter problem in the page's language. */
 function problemText(t: Translate, code: FilterProblemCode): string {
@@ -62,8 +63,6 @@ function problemText(t: Translate, code: FilterProblemCode): string {
   }
 }
 
-const PAGE = /^[1-9]\d{0,5}$/;
-
 /** The search page's route. */
 export function searchRoutes(deps: RouteDeps) {
   const app = new Hono<AppEnv>();
@@ -81,7 +80,7 @@ export function searchRoutes(deps: RouteDeps) {
     const params = url.searchParams;
     const { filter, problems } = parseEventFilter(params);
     const rawPage = params.get("page") ?? "";
-    const page = rawPage === "" ? 1 : PAGE.test(rawPage) ? Number(rawPage) : 0;
+    const page = rawPage === "" ? 1 : pageNumber(rawPage) ?? 0;
     const site = siteOf(c, settings);
     const { t } = site;
     const shown: SearchProblem[] = problems.map((p) => ({

@@ -24,7 +24,7 @@ import { type ActiveSession, endSession } from "../../lib/auth/sessions.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { clientAddress } from "../auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
-import { AccountView, LoginView, RegisterView } from "../views/admin.tsx";
+import { AccountView, LoginView, RegisterView } from "../views/app/account.tsx";
 import { formText, type PageStatus, safeNext, type WebKit } from "./kit.ts";
 
 /** The routes of signing in and out, registration and the account page. */

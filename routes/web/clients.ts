@@ -14,8 +14,8 @@ import {
   listClients,
 } from "../../lib/oauth/clients.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
-import { ClientsView, ConfirmView } from "../views/admin-federation.tsx";
-import { MessageView } from "../views/web.tsx";
+import { ClientsView } from "../views/app/clients.tsx";
+import { ConfirmView, MessageView } from "../views/app/message.tsx";
 import { pageOf, type WebKit } from "./kit.ts";
 
 const HOME = "/admin/clients";

@@ -32,11 +32,10 @@ import {
   type Choice,
   CollectionsView,
   CollectionView,
-  ConfirmView,
   type FilterErrors,
   type FilterValues,
-} from "../views/admin-federation.tsx";
-import { MessageView } from "../views/web.tsx";
+} from "../views/app/collections.tsx";
+import { ConfirmView, MessageView } from "../views/app/message.tsx";
 import { actorName } from "./fediverse.ts";
 import {
   formText,

@@ -30,7 +30,7 @@ import {
   federateChange,
   imageUploadDeps,
 } from "../event-writes.ts";
-import type { KnownPlace } from "../views/event-form.tsx";
+import type { KnownPlace } from "../views/app/event-form.tsx";
 import { formText, type PostedForm } from "./kit.ts";
 
 /** How many known places and tags the form suggests without script. */

@@ -26,12 +26,12 @@ import { emptyMediaTrashNow } from "../../lib/media/cleanup.ts";
 import type { Settings } from "../../lib/settings.ts";
 import type { UserRow } from "../../lib/users.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { EventFormView } from "../views/app/event-form.tsx";
 import {
   DeleteView,
-  EventFormView,
   type MyEvent,
   MyEventsView,
-} from "../views/event-form.tsx";
+} from "../views/app/my-events.tsx";
 import {
   eventWrites,
   type FormErrors,

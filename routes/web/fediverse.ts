@@ -31,8 +31,8 @@ import {
   FediverseView,
   instancePath,
   InstanceView,
-} from "../views/admin-federation.tsx";
-import { MessageView } from "../views/web.tsx";
+} from "../views/app/fediverse.tsx";
+import { MessageView } from "../views/app/message.tsx";
 import { formText, pageOf, type PageStatus, type WebKit } from "./kit.ts";
 
 const PAGE_SIZE = 20;

@@ -27,7 +27,8 @@ import type { UserRow } from "../../lib/users.ts";
 import type { AppEnv, PostedForm, RouteDeps } from "../env.ts";
 import { languageLinks, type PageLanguage, pageLanguage } from "../language.ts";
 import { settingsOf } from "../request-settings.ts";
-import type { PageProps } from "../views/web.tsx";
+import type { PageProps } from "../views/app/shell.tsx";
+import { pageNumber } from "../validation.ts";
 
 /** The statuses a page of the interface answers with. */
 export type PageStatus = 200 | 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429;
@@ -60,7 +61,7 @@ export function safeNext(
 
 /** A page number of a query or form (1 when absent or not one). */
 export function pageOf(value: string | undefined): number {
-  return value && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1;
+  return pageNumber(value) ?? 1;
 }
 
 /** A row id of a path or form (digits, no leading zero), or null when it is not one. */

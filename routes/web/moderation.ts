@@ -38,8 +38,8 @@ import {
   type ResourcesPlace,
   ResourcesView,
   type ShownResource,
-} from "../views/moderation.tsx";
-import { MessageView } from "../views/web.tsx";
+} from "../views/app/moderation.tsx";
+import { MessageView } from "../views/app/message.tsx";
 import {
   formText,
   idOf,

@@ -21,7 +21,7 @@ import {
   SettingsView,
   SWITCHES,
   type SwitchKey,
-} from "../views/admin-settings.tsx";
+} from "../views/app/settings.tsx";
 import { formText, type PageStatus, type WebKit } from "./kit.ts";
 
 const SWITCH_KEYS: readonly SwitchKey[] = [

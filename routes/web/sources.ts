@@ -30,7 +30,7 @@ import {
   SourceDeleteView,
   type SourceFields,
   SourcesView,
-} from "../views/sources.tsx";
+} from "../views/app/sources.tsx";
 import { formText, idOf, pageOf, type PageStatus, type WebKit } from "./kit.ts";
 
 /** Places offered as a default (by name). */

@@ -13,7 +13,7 @@ import {
 import { createEvent } from "../../lib/events/write.ts";
 import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
-import { EventFormView, SubmittedView } from "../views/event-form.tsx";
+import { EventFormView, SubmittedView } from "../views/app/event-form.tsx";
 import {
   eventWrites,
   type FormErrors,

@@ -44,7 +44,7 @@ import {
   type NewUserFields,
   roleName,
   UsersView,
-} from "../views/admin-users.tsx";
+} from "../views/app/users.tsx";
 import { formText, type PageStatus, type WebKit } from "./kit.ts";
 
 /** Users per page of the list. */

@@ -1,12 +1,12 @@
 /** Machine-readable descriptions of the public pages: schema.org JSON-LD and link helpers. */
-import { publicMediaUrl } from "../../lib/media/public.ts";
-import type { PlaceRow } from "../../lib/events/serialize.ts";
-import { isoInZone, plainText } from "../../lib/pages/format.ts";
-import { isWebUrl } from "../../lib/pages/links.ts";
-import type { EventPage, Occurrence } from "../../lib/pages/load.ts";
-import { scheduleJsonLd, seriesRule } from "../../lib/pages/repeats.ts";
-import type { RulePlan } from "../../lib/feeds/series.ts";
-import type { SiteInfo } from "./site.tsx";
+import { publicMediaUrl } from "../../../lib/media/public.ts";
+import type { PlaceRow } from "../../../lib/events/serialize.ts";
+import { isoInZone, plainText } from "../../../lib/pages/format.ts";
+import { isWebUrl } from "../../../lib/pages/links.ts";
+import type { EventPage, Occurrence } from "../../../lib/pages/load.ts";
+import { scheduleJsonLd, seriesRule } from "../../../lib/pages/repeats.ts";
+import type { RulePlan } from "../../../lib/feeds/series.ts";
+import type { SiteInfo } from "./shell.tsx";
 
 /** The public page of an event. */
 export function eventPath(slug: string): string {
@@ -28,8 +28,8 @@ export function collectionPath(name: string): string {
   return `/collection/${encodeURIComponent(name)}`;
 }
 
-export { isWebUrl, mapUrl } from "../../lib/pages/links.ts";
-import { mapUrl } from "../../lib/pages/links.ts";
+export { isWebUrl, mapUrl } from "../../../lib/pages/links.ts";
+import { mapUrl } from "../../../lib/pages/links.ts";
 
 const POSTAL_FIELDS = [
   "streetAddress",

@@ -1,7 +1,8 @@
 /** The instance settings page (admins). */
-import type { MessageKey } from "../../lib/i18n.ts";
-import { MAX_SERIES_HORIZON_DAYS } from "../../lib/settings.ts";
-import { Csrf, type PageProps, WebPage } from "./web.tsx";
+import type { MessageKey } from "../../../lib/i18n.ts";
+import { MAX_SERIES_HORIZON_DAYS } from "../../../lib/settings.ts";
+import { Csrf } from "./components.tsx";
+import { type PageProps, WebPage } from "./shell.tsx";
 
 /** The settings the page switches on and off, in the order shown, by section. */
 export const SWITCHES = {

@@ -1,87 +1,37 @@
 /**
  * The browse pages: home (upcoming events by day, each series once with its
  * rule in words and its next dates; an empty instance says what it is and
- * where to go), the month calendar, a day, past events, and the indexes of
- * tags and places. Listed events are h-events (pages.tsx, EventItem).
+ * where to go), past events, and the indexes of tags and places (the month
+ * and the day are in calendar.tsx). Listed events are h-events
+ * (components.tsx, EventItem).
  */
 import type { Child } from "hono/jsx";
-import type { Translate } from "../../lib/i18n.ts";
 import type {
   Entry,
   EventsPage,
   HomeEntries,
   IndexPage,
-  MonthCounts,
   PlaceCount,
   TagCount,
-} from "../../lib/pages/browse.ts";
-import {
-  type CalendarDay,
-  calendarDayLabel,
-  dayKeyOf,
-  firstWeekday,
-  monthKey,
-  monthLabel,
-  monthWeeks,
-  shiftDay,
-  shiftMonth,
-  shortDate,
-  startOfDay,
-  weekdayNames,
-} from "../../lib/pages/calendar.ts";
-import { isoInZone, timeOfDay } from "../../lib/pages/format.ts";
-import { repeatsInWords, seriesRule } from "../../lib/pages/repeats.ts";
+} from "../../../lib/pages/browse.ts";
+import { shortDate } from "../../../lib/pages/calendar.ts";
+import { isoInZone, timeOfDay } from "../../../lib/pages/format.ts";
+import { repeatsInWords, seriesRule } from "../../../lib/pages/repeats.ts";
 import {
   allEvents,
+  emptyWords,
   EventItem,
   EventList,
   ListedEventHead,
-  PageLinks,
+  pagedMeta,
   PageNumber,
+  PagesNav,
   StatusBadge,
   TagLinks,
-} from "./pages.tsx";
-import { feedUrls, type SiteInfo, SitePage } from "./site.tsx";
+  upcomingCount,
+} from "./components.tsx";
+import { feedUrls, type SiteInfo, SitePage } from "./shell.tsx";
 import { eventPath, placePath, tagPath } from "./structured.ts";
-
-/** A page's address with `?page=` (none for the first). */
-function paged(path: string, page: number): string {
-  return page === 1 ? path : `${path}?page=${page}`;
-}
-
-/** A paged list page's canonical address and its previous and next pages' (SitePage meta). */
-function pageLinks(
-  site: SiteInfo,
-  path: string,
-  data: { page: number; hasPrevious: boolean; hasNext: boolean },
-) {
-  return {
-    canonical: `${site.baseUrl}${paged(path, data.page)}`,
-    prev: data.hasPrevious ? paged(path, data.page - 1) : undefined,
-    next: data.hasNext ? paged(path, data.page + 1) : undefined,
-  };
-}
-
-/** Previous and next page links, when there are such pages. */
-function Pager(
-  props: {
-    t: Translate;
-    path: string;
-    page: number;
-    hasPrevious: boolean;
-    hasNext: boolean;
-  },
-) {
-  const { t, path } = props;
-  return (
-    <PageLinks
-      {...props}
-      label={t("public.pages")}
-      href={(page) => paged(path, page)}
-      rel
-    />
-  );
-}
 
 /** A series once, by its next date (an h-event), with its rule and following dates. */
 function SeriesItem(
@@ -211,7 +161,7 @@ export function HomeView(
           t("public.home.description", { site: site.title }),
         section: "upcoming",
         feeds: allEvents(t),
-        ...pageLinks(site, "/", data),
+        ...pagedMeta(site, "/", data),
       }}
     >
       {welcome
@@ -263,7 +213,7 @@ export function HomeView(
           );
         })}
       </div>
-      <Pager t={t} path="/" {...data} />
+      <PagesNav t={t} path="/" {...data} />
     </SitePage>
   );
 }
@@ -298,7 +248,7 @@ function PagedListPage(
         description: props.description,
         section: props.section,
         feeds: allEvents(t),
-        ...pageLinks(site, path, data),
+        ...pagedMeta(site, path, data),
       }}
     >
       <h1>
@@ -308,20 +258,9 @@ function PagedListPage(
       {props.empty !== null
         ? <p class="empty">{props.empty}</p>
         : props.children}
-      <Pager t={t} path={path} {...data} />
+      <PagesNav t={t} path={path} {...data} />
     </SitePage>
   );
-}
-
-/** What an empty page of a list says, or null when it has entries. */
-function emptyWords(
-  data: { page: number },
-  count: number,
-  first: string,
-  later: string,
-): string | null {
-  if (count > 0) return null;
-  return data.page === 1 ? first : later;
 }
 
 /** Past events, newest first. */
@@ -351,236 +290,6 @@ export function PastView(
       </div>
     </PagedListPage>
   );
-}
-
-/** "3 events" in a calendar cell. */
-function eventCount(t: Translate, n: number): string {
-  return n === 1
-    ? t("public.browse.calendar.events.one")
-    : t("public.browse.calendar.events.many", { count: n });
-}
-
-/** The month calendar: a grid of its weeks, days with events linked to their list. */
-export function MonthView(
-  props: {
-    site: SiteInfo;
-    nonce: string;
-    data: MonthCounts;
-    today: CalendarDay;
-  },
-) {
-  const { site, data, today } = props;
-  const { t } = site;
-  const { year, month } = data;
-  const label = monthLabel(year, month, site);
-  const path = `/calendar/${monthKey(year, month)}`;
-  const prev = shiftMonth(year, month, -1);
-  const next = shiftMonth(year, month, 1);
-  const monthPath = (m: { year: number; month: number }) =>
-    `/calendar/${monthKey(m.year, m.month)}`;
-  const first = firstWeekday(site.locale);
-  const names = weekdayNames(site.locale, first);
-  const isCurrent = today.year === year && today.month === month;
-  return (
-    <SitePage
-      site={site}
-      nonce={props.nonce}
-      meta={{
-        title: t("public.browse.calendar.title", { month: label }),
-        description: t("public.browse.calendar.description", {
-          site: site.title,
-          month: label,
-        }),
-        canonical: `${site.baseUrl}${path}`,
-        section: "calendar",
-        feeds: allEvents(t),
-        prev: prev ? monthPath(prev) : undefined,
-        next: next ? monthPath(next) : undefined,
-      }}
-    >
-      <h1>{label}</h1>
-      <nav class="steps" aria-label={t("public.browse.calendar.months")}>
-        {prev && (
-          <a
-            class="prev"
-            rel="prev"
-            href={monthPath(prev)}
-            aria-label={t("public.browse.calendar.previous", {
-              month: monthLabel(prev.year, prev.month, site),
-            })}
-          >
-            ← {monthLabel(prev.year, prev.month, site)}
-          </a>
-        )}
-        {!isCurrent && (
-          <a class="current" href={monthPath(today)}>
-            {t("public.browse.calendar.current")}
-          </a>
-        )}
-        {next && (
-          <a
-            class="next"
-            rel="next"
-            href={monthPath(next)}
-            aria-label={t("public.browse.calendar.next", {
-              month: monthLabel(next.year, next.month, site),
-            })}
-          >
-            {monthLabel(next.year, next.month, site)} →
-          </a>
-        )}
-      </nav>
-      <table class="month">
-        <caption>
-          {t("public.browse.calendar.caption", { month: label })}
-        </caption>
-        <thead>
-          <tr>
-            {names.map((name) => (
-              <th scope="col">
-                <abbr title={name.long}>{name.short}</abbr>
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {monthWeeks(year, month, first).map((week) => (
-            <tr>
-              {week.map((d) => {
-                if (d === null) return <td class="out"></td>;
-                const day = { year, month, day: d };
-                const n = data.counts[d];
-                const isToday = isCurrent && today.day === d;
-                const cls = [n > 0 ? "has" : "", isToday ? "today" : ""]
-                  .filter(Boolean).join(" ");
-                const words = eventCount(t, n);
-                return (
-                  <td class={cls || undefined}>
-                    {n > 0
-                      ? (
-                        <a
-                          href={`/calendar/${dayKeyOf(day)}`}
-                          aria-current={isToday ? "date" : undefined}
-                        >
-                          <span class="d">{d}</span>{" "}
-                          <span class="n" aria-hidden="true">{n}</span>
-                          <span class="w">{words}</span>
-                          {isToday && (
-                            <span class="visually-hidden">
-                              {` (${t("public.browse.calendar.today")})`}
-                            </span>
-                          )}
-                        </a>
-                      )
-                      : (
-                        <span
-                          class="d"
-                          aria-current={isToday ? "date" : undefined}
-                        >
-                          {d}
-                        </span>
-                      )}
-                  </td>
-                );
-              })}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <p class="muted">
-        {data.total === 0
-          ? t("public.browse.calendar.none", { month: label })
-          : data.total === 1
-          ? t("public.browse.calendar.total.one", { month: label })
-          : t("public.browse.calendar.total.many", {
-            count: data.total,
-            month: label,
-          })}
-      </p>
-    </SitePage>
-  );
-}
-
-/** A day's events: those running when it begins, and those starting during it. */
-export function DayView(
-  props: {
-    site: SiteInfo;
-    nonce: string;
-    day: CalendarDay;
-    data: EventsPage;
-  },
-) {
-  const { site, day, data } = props;
-  const { t } = site;
-  const label = calendarDayLabel(day, site);
-  const path = `/calendar/${dayKeyOf(day)}`;
-  const prev = shiftDay(day, -1);
-  const next = shiftDay(day, 1);
-  const month = monthLabel(day.year, day.month, site);
-  const begins = startOfDay(day, site.timezone);
-  const empty = emptyWords(
-    data,
-    data.events.length,
-    t("public.browse.day.empty"),
-    t("public.browse.noMore"),
-  );
-  return (
-    <SitePage
-      site={site}
-      nonce={props.nonce}
-      meta={{
-        title: t("public.browse.day.title", { day: label }),
-        description: t("public.browse.day.description", {
-          site: site.title,
-          day: label,
-        }),
-        canonical: `${site.baseUrl}${paged(path, data.page)}`,
-        section: "calendar",
-        feeds: allEvents(t),
-      }}
-    >
-      <h1>
-        {t("public.browse.day.title", { day: label })}
-        <PageNumber t={t} page={data.page} />
-      </h1>
-      <nav class="steps" aria-label={t("public.browse.day.days")}>
-        {prev && (
-          <a class="prev" href={`/calendar/${dayKeyOf(prev)}`}>
-            ← {t("public.browse.day.previous")}
-          </a>
-        )}
-        <a class="current" href={`/calendar/${monthKey(day.year, day.month)}`}>
-          {t("public.browse.day.month", { month })}
-        </a>
-        {next && (
-          <a class="next" href={`/calendar/${dayKeyOf(next)}`}>
-            {t("public.browse.day.next")} →
-          </a>
-        )}
-      </nav>
-      {empty !== null
-        ? <p class="empty">{empty}</p>
-        : (
-          <ol class="events h-feed">
-            {data.events.map((event) => (
-              <EventItem
-                event={event}
-                site={site}
-                withDate={event.start_datetime < begins}
-              />
-            ))}
-          </ol>
-        )}
-      <Pager t={t} path={path} {...data} />
-    </SitePage>
-  );
-}
-
-/** "12 upcoming events". */
-function upcomingCount(t: Translate, n: number): string {
-  return n === 1
-    ? t("public.browse.count.one")
-    : t("public.browse.count.many", { count: n });
 }
 
 /** The index of tags with their upcoming events' counts. */

@@ -1,6 +1,6 @@
 /** The OAuth consent page and the authorization error page. */
-import { Layout } from "./layout.tsx";
-import { Csrf } from "./web.tsx";
+import { Layout } from "./shell.tsx";
+import { Csrf } from "./components.tsx";
 
 export interface ConsentPageProps {
   nonce: string;

@@ -1,15 +1,10 @@
 /** The users page (admins) and the page of an invitation link. */
 import { raw } from "hono/html";
-import { USER_ROLES, type UserRole } from "../../db/schema.ts";
-import type { Translate } from "../../lib/i18n.ts";
-import {
-  Csrf,
-  MessageView,
-  NewPasswordField,
-  type PageProps,
-  Pager,
-  WebPage,
-} from "./web.tsx";
+import { USER_ROLES, type UserRole } from "../../../db/schema.ts";
+import type { Translate } from "../../../lib/i18n.ts";
+import { Csrf, NewPasswordField, Pager } from "./components.tsx";
+import { MessageView } from "./message.tsx";
+import { type PageProps, WebPage } from "./shell.tsx";
 
 /** A role's name in the page's language. */
 export function roleName(t: Translate, role: UserRole): string {

@@ -5,22 +5,26 @@
  * snippets, with a Copy button where scripts run.
  */
 import { raw } from "hono/html";
-import type { EventStatus } from "../../db/schema.ts";
-import type { EmbedSnippets, EmbedTheme } from "../../lib/embed/options.ts";
+import type { EventStatus } from "../../../db/schema.ts";
+import type { EmbedSnippets, EmbedTheme } from "../../../lib/embed/options.ts";
 import {
   EMBED_MAX_LIMIT,
   EMBED_THEMES,
   type EmbedOptions,
-} from "../../lib/embed/options.ts";
-import type { EventSummary } from "../../lib/events/serialize.ts";
+} from "../../../lib/embed/options.ts";
+import type { EventSummary } from "../../../lib/events/serialize.ts";
 import {
   LANGUAGE_NAMES,
   PUBLIC_LANGUAGES,
   type Translate,
-} from "../../lib/i18n.ts";
-import { endLabel, isoInZone, shortDateTime } from "../../lib/pages/format.ts";
+} from "../../../lib/i18n.ts";
+import {
+  endLabel,
+  isoInZone,
+  shortDateTime,
+} from "../../../lib/pages/format.ts";
 import { EMBED_STYLE } from "./embed-style.ts";
-import { type SiteInfo, SitePage } from "./site.tsx";
+import { type SiteInfo, SitePage } from "./shell.tsx";
 import { eventPath } from "./structured.ts";
 
 const MARKED = new Set<EventStatus>([

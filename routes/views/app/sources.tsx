@@ -1,7 +1,8 @@
 /** The calendar subscriptions page (`/admin/sources`) and its removal step. */
-import type { SyncCounts } from "../../db/schema.ts";
-import type { Translate } from "../../lib/i18n.ts";
-import { Csrf, type PageProps, Pager, WebPage } from "./web.tsx";
+import type { SyncCounts } from "../../../db/schema.ts";
+import type { Translate } from "../../../lib/i18n.ts";
+import { Csrf, Pager } from "./components.tsx";
+import { type PageProps, WebPage } from "./shell.tsx";
 
 /** A subscription as the page shows it. */
 export interface ShownSource {

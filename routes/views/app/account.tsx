@@ -1,5 +1,6 @@
 /** The sign-in, registration, account and submission pages of the web interface. */
-import { Csrf, NewPasswordField, type PageProps, WebPage } from "./web.tsx";
+import { Csrf, NewPasswordField } from "./components.tsx";
+import { type PageProps, WebPage } from "./shell.tsx";
 
 /** The sign-in form (`/login`). */
 export function LoginView(

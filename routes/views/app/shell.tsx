@@ -1,6 +1,15 @@
-/** The HTML shell of server-rendered pages: no scripts, one nonce'd stylesheet. */
+/**
+ * The HTML shell of the signed-in interface (and of the OAuth consent page):
+ * `Layout`, the document (no scripts, one nonce'd stylesheet, not indexed),
+ * and `WebPage`, the frame of the interface's pages (a header with the places
+ * a role may go, the language switch below).
+ */
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
+import type { Translate } from "../../../lib/i18n.ts";
+import type { LanguageLink } from "../../language.ts";
+import { LanguageSwitch } from "../site/shell.tsx";
+import { Csrf } from "./components.tsx";
 
 const STYLE = `
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1a1b1e; --accent: #2457c5; --danger: #b3261e; }
@@ -149,5 +158,108 @@ export function Layout(
         </body>
       </html>
     </>
+  );
+}
+
+/** The signed-in user, as the header shows them. */
+export interface Viewer {
+  email: string;
+  role: string;
+  /** The CSRF token of the sign-out form (and of every form of the page). */
+  csrfToken: string;
+}
+
+/** The links of the header, by who may follow them. */
+const NAV: {
+  href: string;
+  key: Parameters<Translate>[0];
+  roles: readonly string[];
+}[] = [
+  { href: "/submit", key: "nav.submit", roles: ["user", "editor", "admin"] },
+  { href: "/my", key: "nav.my", roles: ["user", "editor", "admin"] },
+  { href: "/admin", key: "nav.moderation", roles: ["editor", "admin"] },
+  { href: "/admin/sources", key: "nav.sources", roles: ["editor", "admin"] },
+  { href: "/admin/users", key: "nav.users", roles: ["admin"] },
+  { href: "/admin/settings", key: "nav.settings", roles: ["admin"] },
+  { href: "/admin/fediverse", key: "nav.fediverse", roles: ["admin"] },
+  { href: "/admin/collections", key: "nav.collections", roles: ["admin"] },
+  { href: "/admin/clients", key: "nav.clients", roles: ["admin"] },
+  { href: "/account", key: "nav.account", roles: ["user", "editor", "admin"] },
+];
+
+/** What every page of the interface is rendered with (see routes/web/kit.ts). */
+export interface PageProps {
+  nonce: string;
+  lang: string;
+  t: Translate;
+  instanceName: string;
+  /** The signed-in user with the sign-out form's token; null for a visitor. */
+  viewer: Viewer | null;
+  /** The language switch (the page in each language it offers). */
+  languages?: LanguageLink[];
+}
+
+/**
+ * A page of the interface: the instance's name, the navigation of the
+ * viewer's role (the current page marked), a sign-out button, then the page.
+ */
+export function WebPage(
+  props: PageProps & {
+    title: string;
+    /** The path of the page, to mark its link as the current one. */
+    path?: string;
+    /** Wider main column, for tables. */
+    wide?: boolean;
+    children?: Child;
+  },
+) {
+  const { t, viewer } = props;
+  return (
+    <Layout
+      title={`${props.title} · ${props.instanceName}`}
+      nonce={props.nonce}
+      lang={props.lang}
+      wide={props.wide}
+      header={
+        <header class="site">
+          <a class="brand" href="/">{props.instanceName}</a>
+          {viewer && (
+            <nav aria-label={t("nav.label")}>
+              <ul>
+                {NAV.filter((link) => link.roles.includes(viewer.role)).map((
+                  link,
+                ) => (
+                  <li>
+                    <a
+                      href={link.href}
+                      aria-current={link.href === props.path
+                        ? "page"
+                        : undefined}
+                    >
+                      {t(link.key)}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+              <form method="post" action="/logout" class="signout">
+                <Csrf token={viewer.csrfToken} />
+                <span class="muted">{viewer.email}</span>{" "}
+                <button type="submit" class="link">{t("signOut")}</button>
+              </form>
+            </nav>
+          )}
+        </header>
+      }
+      footer={props.languages && (
+        <footer class="site">
+          <LanguageSwitch
+            label={t("public.language")}
+            links={props.languages}
+          />
+        </footer>
+      )}
+    >
+      {props.children}
+    </Layout>
   );
 }

@@ -1,18 +1,19 @@
 /**
- * The event pages of the web interface: the event form (submit and edit),
- * what follows an anonymous submission, the signed-in user's events and
- * the delete confirmation. Every form works without JavaScript; the
- * optional script (nonce'd) only helps: all-day dates, place and tag
- * suggestions, an image preview whose click sets the focal point.
+ * The event form of the web interface (submit and edit), and what follows
+ * an anonymous submission (the signed-in user's events are in
+ * my-events.tsx). The form works without JavaScript; the optional script
+ * (nonce'd) only helps: all-day dates, place and tag suggestions, an image
+ * preview whose click sets the focal point.
  */
 import { raw } from "hono/html";
 import type {
   EventFormField,
   EventFormFields,
   EventFormMode,
-} from "../../lib/events/form.ts";
-import type { MessageKey } from "../../lib/i18n.ts";
-import { Csrf, type PageProps, WebPage } from "./web.tsx";
+} from "../../../lib/events/form.ts";
+import type { MessageKey } from "../../../lib/i18n.ts";
+import { Csrf } from "./components.tsx";
+import { type PageProps, WebPage } from "./shell.tsx";
 
 /** A place the form suggests. */
 export interface KnownPlace {
@@ -464,222 +465,6 @@ export function SubmittedView(
         <a href="/submit">{props.t("submitted.another")}</a> ·{" "}
         <a href="/">{props.t("home")}</a>
       </p>
-    </WebPage>
-  );
-}
-
-/** An event as the user's page lists it. */
-export interface MyEvent {
-  id: number;
-  slug: string;
-  title: string;
-  /** When, in words, in the instance's time zone. */
-  when: string;
-  place: string | null;
-  cancelled: boolean;
-  /** Waiting for confirmation (hidden). */
-  waiting: boolean;
-  /** For a series: its rule in words, and its next dates. */
-  rule?: string;
-  occurrences?: MyEvent[];
-}
-
-/** The hidden fields and button that cancel an event or take the cancellation back. */
-function StatusForm(
-  props: {
-    event: MyEvent;
-    csrfToken: string;
-    page: number;
-    t: PageProps["t"];
-    describedBy: string;
-  },
-) {
-  const { event, t } = props;
-  return (
-    <form method="post" action={`/events/${event.id}/status`}>
-      <Csrf token={props.csrfToken} />
-      <input type="hidden" name="page" value={String(props.page)} />
-      <input
-        type="hidden"
-        name="status"
-        value={event.cancelled ? "EventScheduled" : "EventCancelled"}
-      />
-      <button
-        type="submit"
-        class="deny"
-        aria-describedby={props.describedBy}
-      >
-        {t(event.cancelled ? "events.uncancel" : "events.cancel")}
-      </button>
-    </form>
-  );
-}
-
-/** The signed-in user's events (`/my`): each with edit, cancel and delete; a series with its next dates. */
-export function MyEventsView(
-  props: PageProps & {
-    csrfToken: string;
-    events: MyEvent[];
-    page: number;
-    hasNext: boolean;
-    notice?: string;
-  },
-) {
-  const { t } = props;
-  const badges = (e: MyEvent) => (
-    <>
-      {e.cancelled && <span class="badge">{t("events.cancelled")}</span>}
-      {e.waiting && <span class="badge">{t("events.waiting")}</span>}
-    </>
-  );
-  return (
-    <WebPage {...props} title={t("events.my.title")} path="/my">
-      <h1>{t("events.my.title")}</h1>
-      {props.notice && <p role="status">{props.notice}</p>}
-      {props.events.length === 0
-        ? (
-          <p>
-            {t(props.page > 1 ? "events.my.noMore" : "events.my.empty")}{" "}
-            <a href="/submit">{t("nav.submit")}</a>
-          </p>
-        )
-        : (
-          <ul class="queue">
-            {props.events.map((e) => (
-              <li class="card">
-                <h2 id={`event-${e.id}`}>
-                  {e.waiting
-                    ? e.title
-                    : (
-                      <a href={`/event/${encodeURIComponent(e.slug)}`}>
-                        {e.title}
-                      </a>
-                    )}
-                </h2>
-                <p>
-                  {e.rule ? `${e.rule} · ${e.when}` : e.when}
-                  {e.place ? ` · ${e.place}` : ""} {badges(e)}
-                </p>
-                <div class="actions compact">
-                  <a
-                    class="button"
-                    href={`/events/${e.id}/edit`}
-                    aria-describedby={`event-${e.id}`}
-                  >
-                    {t(e.rule ? "events.editSeries" : "events.edit")}
-                  </a>
-                  <StatusForm
-                    event={e}
-                    csrfToken={props.csrfToken}
-                    page={props.page}
-                    t={t}
-                    describedBy={`event-${e.id}`}
-                  />
-                  <a
-                    class="button"
-                    href={`/events/${e.id}/delete`}
-                    aria-describedby={`event-${e.id}`}
-                  >
-                    {t(e.rule ? "events.deleteSeries" : "events.delete")}
-                  </a>
-                </div>
-                {e.occurrences && (
-                  <section aria-labelledby={`dates-${e.id}`}>
-                    <h3 id={`dates-${e.id}`}>{t("events.nextDates")}</h3>
-                    {e.occurrences.length === 0
-                      ? <p class="muted">{t("events.noNextDates")}</p>
-                      : (
-                        <ul class="dates">
-                          {e.occurrences.map((o) => (
-                            <li>
-                              <p id={`event-${o.id}`}>
-                                {o.when} {badges(o)}
-                              </p>
-                              <div class="actions compact">
-                                <a
-                                  class="button"
-                                  href={`/events/${o.id}/edit`}
-                                  aria-describedby={`event-${o.id}`}
-                                >
-                                  {t("events.editDate")}
-                                </a>
-                                <StatusForm
-                                  event={o}
-                                  csrfToken={props.csrfToken}
-                                  page={props.page}
-                                  t={t}
-                                  describedBy={`event-${o.id}`}
-                                />
-                                <a
-                                  class="button"
-                                  href={`/events/${o.id}/delete`}
-                                  aria-describedby={`event-${o.id}`}
-                                >
-                                  {t("events.delete")}
-                                </a>
-                              </div>
-                            </li>
-                          ))}
-                        </ul>
-                      )}
-                  </section>
-                )}
-              </li>
-            ))}
-          </ul>
-        )}
-      {(props.page > 1 || props.hasNext) && (
-        <nav aria-label={t("events.pages")} class="pages">
-          {props.page > 1 && (
-            <a href={`/my?page=${props.page - 1}`}>{t("events.previous")}</a>
-          )}
-          {props.hasNext && (
-            <a href={`/my?page=${props.page + 1}`}>{t("events.next")}</a>
-          )}
-        </nav>
-      )}
-    </WebPage>
-  );
-}
-
-/** The confirmation step before deleting an event, a series or one of its dates. */
-export function DeleteView(
-  props: PageProps & {
-    csrfToken: string;
-    id: number;
-    title: string;
-    when: string;
-    kind: "single" | "series" | "occurrence";
-    next: string;
-  },
-) {
-  const { t } = props;
-  return (
-    <WebPage
-      {...props}
-      title={t("events.delete.title", { title: props.title })}
-    >
-      <h1>{t("events.delete.title", { title: props.title })}</h1>
-      <p>{props.when}</p>
-      <p>
-        {t(
-          props.kind === "series"
-            ? "events.delete.series"
-            : props.kind === "occurrence"
-            ? "events.delete.occurrence"
-            : "events.delete.single",
-        )}
-      </p>
-      <form method="post" action={`/events/${props.id}/delete`}>
-        <Csrf token={props.csrfToken} />
-        <input type="hidden" name="next" value={props.next} />
-        <div class="actions">
-          <button type="submit" class="danger">
-            {t("events.delete.confirm")}
-          </button>
-          <a class="button" href={props.next}>{t("events.delete.keep")}</a>
-        </div>
-      </form>
     </WebPage>
   );
 }

@@ -5,7 +5,7 @@
  * the footer. Works without scripts; the same view answers a 400 with the
  * problems next to their fields.
  */
-import type { MessageKey, Translate } from "../../lib/i18n.ts";
+import type { MessageKey, Translate } from "../../../lib/i18n.ts";
 import {
   dayStartIn,
   type EventFilter,
@@ -14,16 +14,19 @@ import {
   isFiltered,
   withoutValue,
   withQuery,
-} from "../../lib/events/filter.ts";
-import { dayLabel } from "../../lib/pages/format.ts";
+} from "../../../lib/events/filter.ts";
+import { dayLabel } from "../../../lib/pages/format.ts";
 import {
   type Choice,
   SEARCH_COUNT_CAP,
   type SearchPage,
-} from "../../lib/pages/search.ts";
-import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../../lib/search.ts";
-import { allEvents, EventList, PageLinks } from "./pages.tsx";
-import { type FeedScope, type SiteInfo, SitePage } from "./site.tsx";
+} from "../../../lib/pages/search.ts";
+import {
+  SEARCH_MAX_TERMS,
+  SEARCH_QUERY_MAX_LENGTH,
+} from "../../../lib/search.ts";
+import { allEvents, EventList, PageLinks } from "./components.tsx";
+import { type FeedScope, type SiteInfo, SitePage } from "./shell.tsx";
 
 /** A problem of the search, in the page's language, under the field it concerns. */
 export interface SearchProblem {

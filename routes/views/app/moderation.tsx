@@ -4,8 +4,9 @@
  * received from the fediverse.
  */
 import { raw } from "hono/html";
-import type { MessageKey } from "../../lib/i18n.ts";
-import { Csrf, type PageProps, WebPage } from "./web.tsx";
+import type { MessageKey } from "../../../lib/i18n.ts";
+import { Csrf } from "./components.tsx";
+import { type PageProps, WebPage } from "./shell.tsx";
 
 /** A message on a queued event, as the page shows it. */
 export interface ShownMessage {

@@ -5,8 +5,8 @@
  */
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
-import type { Translate } from "../../lib/i18n.ts";
-import type { LanguageLink } from "../language.ts";
+import type { Translate } from "../../../lib/i18n.ts";
+import type { LanguageLink } from "../../language.ts";
 
 /** What every page knows about the instance, and the language it is in. */
 export interface SiteInfo {
