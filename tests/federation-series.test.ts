@@ -264,10 +264,11 @@ Deno.test("a hidden occurrence is never sent, even inside the horizon; the next 
     const weekly = await createSeries(ctx, token, now + 3600);
     await t.drain();
     const weeklyIds = weekly.children.map((c) => url(c.id));
-    assert.deepEqual(timeline.of("Create"), [
-      url(monthly.children[0].id),
-      ...weeklyIds.slice(0, 2),
-    ]);
+    // Two series publish through the queue at once: their order may vary.
+    assert.deepEqual(
+      timeline.of("Create").toSorted(),
+      [url(monthly.children[0].id), ...weeklyIds.slice(0, 2)].toSorted(),
+    );
     // The weekly series' third date is hidden before it comes into range.
     const hidden = weekly.children[2];
     const res = await call(ctx, "PATCH", `/api/events/${hidden.id}`, {
