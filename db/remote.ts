@@ -5,9 +5,9 @@
  */
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import * as schema from "./schema.ts";
-import * as relations from "./relations.ts";
 
-export const fullSchema = { ...schema, ...relations };
+/** The tables Drizzle is given (no relations: no query uses its relational API). */
+export const fullSchema = schema;
 export type Db = LibSQLDatabase<typeof fullSchema>;
 /** The handle passed to `db.transaction()` callbacks. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -19,7 +19,7 @@ export interface Database {
   embedded: boolean;
   /**
    * Runs an interactive transaction, one at a time per database: libSQL fails
-   * concurrent transactions at once with SQLITE_BUSY (STACK.md), so they queue here.
+   * concurrent transactions at once with SQLITE_BUSY, so they queue here.
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**

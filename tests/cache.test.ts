@@ -14,6 +14,7 @@ import { eq, sql } from "drizzle-orm";
 import {
   call,
   createTestApp,
+  postEvent,
   statementsDuring,
   type TestContext,
   userWithToken,
@@ -22,26 +23,17 @@ import {
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const DAY = 86_400;
 
-async function createEvent(
+function createEvent(
   ctx: TestContext,
   token: string,
   fields: Record<string, unknown> = {},
 ) {
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: {
-      title: "Cached concert",
-      start_datetime: NOW + DAY,
-      end_datetime: NOW + DAY + 3600,
-      tags: ["cached"],
-      place_name: "Circolo",
-      place_address: "Via Roma 1",
-      ...fields,
-    },
+  return postEvent(ctx, token, {
+    title: "Cached concert",
+    end_datetime: NOW + DAY + 3600,
+    tags: ["cached"],
+    ...fields,
   });
-  const text = await res.text();
-  assert.equal(res.status, 201, text);
-  return JSON.parse(text);
 }
 
 async function getJson(ctx: TestContext, path: string, token?: string) {

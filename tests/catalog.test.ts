@@ -5,6 +5,7 @@ import {
   countRows,
   createTestApp,
   expectError,
+  postEvent,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -49,21 +50,18 @@ async function json<T>(res: Response, status: number): Promise<T> {
 let titleCounter = 0;
 
 /** Creates an event through the API (201 expected) and returns its full form. */
-async function postEvent(
+function createEvent(
   ctx: TestContext,
   token: string,
   fields: Record<string, unknown> = {},
 ): Promise<EventFull> {
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: {
-      title: `Event ${++titleCounter}`,
-      start_datetime: NOW + DAY,
-      place_name: "Somewhere",
-      ...fields,
-    },
+  return postEvent(ctx, token, {
+    title: `Event ${++titleCounter}`,
+    end_datetime: undefined,
+    place_name: "Somewhere",
+    place_address: undefined,
+    ...fields,
   });
-  return await json<EventFull>(res, 201);
 }
 
 async function getTags(ctx: TestContext, query = ""): Promise<TagCount[]> {
@@ -93,7 +91,9 @@ Deno.test("GET /api/tags: one tag per normalised key, first spelling kept, count
   const ctx = await createTestApp();
   try {
     const { token } = await userWithToken(ctx);
-    const first = await postEvent(ctx, token, { tags: ["Jazz", "Acid Jazz"] });
+    const first = await createEvent(ctx, token, {
+      tags: ["Jazz", "Acid Jazz"],
+    });
     assert.deepEqual(
       first.tags.toSorted((x, y) => x.tag.localeCompare(y.tag)),
       [
@@ -101,7 +101,7 @@ Deno.test("GET /api/tags: one tag per normalised key, first spelling kept, count
         { tag: "Jazz", normalizedTag: "jazz" },
       ],
     );
-    const second = await postEvent(ctx, token, {
+    const second = await createEvent(ctx, token, {
       tags: ["jazz", "Rock", "Jazzfest"],
     });
     // The existing row is reused: its first spelling, not this one.
@@ -109,11 +109,13 @@ Deno.test("GET /api/tags: one tag per normalised key, first spelling kept, count
       second.tags.map((t) => t.tag).sort(),
       ["Jazz", "Jazzfest", "Rock"],
     );
-    await postEvent(ctx, token, { tags: [" JAZZ ", "Jazzfest", "acid jazz"] });
-    await postEvent(ctx, token, { tags: ["Jazzband", "Café"] });
-    await postEvent(ctx, token, { tags: ["CAFÉ", "Rock"] });
+    await createEvent(ctx, token, {
+      tags: [" JAZZ ", "Jazzfest", "acid jazz"],
+    });
+    await createEvent(ctx, token, { tags: ["Jazzband", "Café"] });
+    await createEvent(ctx, token, { tags: ["CAFÉ", "Rock"] });
     // Decomposed é (e + U+0301) is the same tag, also twice in one event.
-    const decomposed = await postEvent(ctx, token, {
+    const decomposed = await createEvent(ctx, token, {
       tags: ["Cafe\u0301", " cafe\u0301 "],
     });
     assert.deepEqual(decomposed.tags, [{ tag: "Café", normalizedTag: "café" }]);
@@ -188,8 +190,8 @@ Deno.test("GET /api/tags: a tag disappears with its last event (deleted or re-ta
   const ctx = await createTestApp();
   try {
     const { token } = await userWithToken(ctx);
-    const solo = await postEvent(ctx, token, { tags: ["Solo", "Shared"] });
-    const other = await postEvent(ctx, token, { tags: ["shared"] });
+    const solo = await createEvent(ctx, token, { tags: ["Solo", "Shared"] });
+    const other = await createEvent(ctx, token, { tags: ["shared"] });
     assert.deepEqual(await getTags(ctx, "?search=shared"), [
       { tag: "Shared", normalizedTag: "shared", count: 2 },
     ]);
@@ -202,7 +204,7 @@ Deno.test("GET /api/tags: a tag disappears with its last event (deleted or re-ta
     ]);
     assert.equal(await countRows(ctx, "tags"), 1);
 
-    const lonely = await postEvent(ctx, token, { tags: ["Lonely"] });
+    const lonely = await createEvent(ctx, token, { tags: ["Lonely"] });
     assert.equal(await countRows(ctx, "tags"), 2);
     const put = await call(ctx, "PUT", `/api/events/${lonely.id}`, {
       token,
@@ -249,7 +251,7 @@ Deno.test("places: deduplicated by name and address, trimmed, case kept, searcha
   const ctx = await createTestApp();
   try {
     const { token } = await userWithToken(ctx);
-    const a = await postEvent(ctx, token, {
+    const a = await createEvent(ctx, token, {
       place_name: "  Blue Note ",
       place_address: " 131 W 3rd St, New York  ",
       place_latitude: 40.73,
@@ -258,18 +260,20 @@ Deno.test("places: deduplicated by name and address, trimmed, case kept, searcha
     assert.ok(a.placeId);
     assert.equal(a.place?.name, "Blue Note");
     assert.equal(a.place?.address, "131 W 3rd St, New York");
-    const again = await postEvent(ctx, token, {
+    const again = await createEvent(ctx, token, {
       place_name: "Blue Note",
       place_address: "131 W 3rd St, New York",
     });
     assert.equal(again.placeId, a.placeId);
-    const milan = await postEvent(ctx, token, {
+    const milan = await createEvent(ctx, token, {
       place_name: "Blue Note",
       place_address: "Via Borgonuovo 12, Milano",
     });
     assert.ok(milan.placeId);
     assert.notEqual(milan.placeId, a.placeId);
-    const rouge = await postEvent(ctx, token, { place_name: "Le Café Rouge" });
+    const rouge = await createEvent(ctx, token, {
+      place_name: "Le Café Rouge",
+    });
     assert.equal(rouge.place?.address, "");
     assert.equal(await countRows(ctx, "places"), 3);
 
@@ -324,27 +328,27 @@ Deno.test("GET /api/places/{id}: the full place with its upcoming visible events
   try {
     const { token } = await userWithToken(ctx);
     const place = { place_name: "Arena", place_address: "Main Street 1" };
-    const later = await postEvent(ctx, token, {
+    const later = await createEvent(ctx, token, {
       ...place,
       start_datetime: NOW + 2 * DAY,
     });
-    const soon = await postEvent(ctx, token, {
+    const soon = await createEvent(ctx, token, {
       ...place,
       start_datetime: NOW + DAY,
       end_datetime: NOW + DAY + 2 * HOUR,
     });
     // Still running: its end is after now.
-    const running = await postEvent(ctx, token, {
+    const running = await createEvent(ctx, token, {
       ...place,
       start_datetime: NOW - HOUR,
       end_datetime: NOW + HOUR,
     });
-    const past = await postEvent(ctx, token, {
+    const past = await createEvent(ctx, token, {
       ...place,
       start_datetime: NOW - 2 * DAY,
       end_datetime: NOW - DAY,
     });
-    const hidden = await postEvent(ctx, token, {
+    const hidden = await createEvent(ctx, token, {
       ...place,
       start_datetime: NOW + 3 * DAY,
     });
@@ -353,7 +357,7 @@ Deno.test("GET /api/places/{id}: the full place with its upcoming visible events
       200,
     );
     assert.equal(toggled.is_visible, false);
-    await postEvent(ctx, token, { place_name: "Elsewhere" });
+    await createEvent(ctx, token, { place_name: "Elsewhere" });
     const placeId = later.placeId!;
     for (const e of [soon, running, past, hidden]) {
       assert.equal(e.placeId, placeId);
@@ -432,11 +436,11 @@ Deno.test("PUT /api/places/{id}: admin only, validated, 409 on a duplicate name 
     const admin = await userWithToken(ctx, "admin");
     const editor = await userWithToken(ctx, "editor");
     const user = await userWithToken(ctx, "user");
-    const hall = await postEvent(ctx, user.token, {
+    const hall = await createEvent(ctx, user.token, {
       place_name: "Hall A",
       place_address: "Street 1",
     });
-    await postEvent(ctx, user.token, {
+    await createEvent(ctx, user.token, {
       place_name: "Hall B",
       place_address: "Street 2",
     });
@@ -537,7 +541,7 @@ Deno.test("PUT /api/places/{id}: admin only, validated, 409 on a duplicate name 
     assert.deepEqual(reread.events.map((e) => e.id), [hall.id]);
 
     // The renamed place is found (and reused) under its new name and address.
-    const reuse = await postEvent(ctx, user.token, {
+    const reuse = await createEvent(ctx, user.token, {
       place_name: "Hall A2",
       place_address: "New Street 3",
     });

@@ -12,6 +12,7 @@ import {
   createTestApp,
   expectError,
   oauthAccessToken,
+  postEvent,
   type TestContext,
   type TestUser,
   userWithToken,
@@ -34,19 +35,16 @@ async function expectStatus(res: Response, status: number) {
   return text ? JSON.parse(text) : null;
 }
 
-async function createLocalEvent(
+function createLocalEvent(
   ctx: TestContext,
   token: string,
   fields: Record<string, unknown>,
 ): Promise<Json> {
-  const start = fields.start_datetime as number;
-  return await expectStatus(
-    await call(ctx, "POST", "/api/events", {
-      token,
-      json: { end_datetime: start + 2 * HOUR, ...fields },
-    }),
-    201,
-  );
+  return postEvent(ctx, token, {
+    place_name: undefined,
+    place_address: undefined,
+    ...fields,
+  });
 }
 
 async function insertActor(

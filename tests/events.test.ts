@@ -7,36 +7,13 @@ import {
   expectError,
   loginToken,
   oauthAccessToken,
-  type TestContext,
+  postEvent,
   userWithToken,
 } from "./helpers.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const HOUR = 3600;
 const DAY = 24 * HOUR;
-
-async function createEvent(
-  ctx: TestContext,
-  token: string,
-  fields: Record<string, unknown> = {},
-) {
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: {
-      title: "Open mic",
-      start_datetime: NOW + DAY,
-      place_name: "Circolo",
-      place_address: "Via Roma 1",
-      ...fields,
-      end_datetime: "end_datetime" in fields
-        ? fields.end_datetime
-        : (fields.start_datetime as number ?? NOW + DAY) + 2 * HOUR,
-    },
-  });
-  const text = await res.text();
-  assert.equal(res.status, 201, text);
-  return JSON.parse(text);
-}
 
 const FULL_FIELDS: Record<string, string> = {
   id: "number",
@@ -80,7 +57,7 @@ function typeOf(v: unknown): string {
 Deno.test("GET /api/events/{id}: the full form with every documented field", async () => {
   const ctx = await createTestApp();
   const owner = await userWithToken(ctx, "user");
-  const created = await createEvent(ctx, owner.token, {
+  const created = await postEvent(ctx, owner.token, {
     tags: ["Jazz", "Live"],
     online_locations: ["https://stream.example/live"],
   });
@@ -146,7 +123,7 @@ Deno.test("hidden events: 404 to the public and other users, visible to owner, e
   const other = await userWithToken(ctx, "user");
   const editor = await userWithToken(ctx, "editor");
   const admin = await userWithToken(ctx, "admin");
-  const { id } = await createEvent(ctx, owner.token);
+  const { id } = await postEvent(ctx, owner.token);
   const toggled = await call(ctx, "PUT", `/api/events/${id}/toggle`, {
     token: owner.token,
   });
@@ -181,7 +158,7 @@ Deno.test("toggle, PATCH, PUT, DELETE: 401 anonymous, 403 not the owner, 404 unk
   const ctx = await createTestApp();
   const owner = await userWithToken(ctx, "user");
   const other = await userWithToken(ctx, "user");
-  const { id } = await createEvent(ctx, owner.token);
+  const { id } = await postEvent(ctx, owner.token);
   const routes: [string, string, unknown?][] = [
     ["PUT", `/api/events/${id}/toggle`],
     ["PATCH", `/api/events/${id}`, { status: "EventCancelled" }],
@@ -222,7 +199,7 @@ Deno.test("PATCH status: schema.org values only; returns the summary form", asyn
   const ctx = await createTestApp();
   const owner = await userWithToken(ctx, "user");
   const editor = await userWithToken(ctx, "editor");
-  const { id } = await createEvent(ctx, owner.token, { tags: ["Rock"] });
+  const { id } = await postEvent(ctx, owner.token, { tags: ["Rock"] });
   const res = await call(ctx, "PATCH", `/api/events/${id}`, {
     token: editor.token,
     json: { status: "EventCancelled" },
@@ -306,7 +283,7 @@ Deno.test("POST validation: each bad input is a 400 and writes nothing", async (
     assert.equal(await countRows(ctx, table), 0, table);
   }
   // An online-only event needs no place.
-  const online = await createEvent(ctx, token, {
+  const online = await postEvent(ctx, token, {
     place_name: undefined,
     place_address: undefined,
     online_locations: ["https://meet.example/x"],
@@ -318,7 +295,7 @@ Deno.test("POST validation: each bad input is a 400 and writes nothing", async (
 Deno.test("descriptions are sanitised: no script, handler, javascript: link or fbclid", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
-  const event = await createEvent(ctx, token, {
+  const event = await postEvent(ctx, token, {
     description:
       `<p onclick="x()" data-x="1">hi</p><script>bad()</script><a href="javascript:alert(1)">a</a><a href="https://x.org/?a=1&fbclid=2">b</a><iframe src="https://evil.example"></iframe>`,
   });
@@ -344,17 +321,17 @@ Deno.test("descriptions are sanitised: no script, handler, javascript: link or f
 Deno.test("places are found or created by name and address; tags trimmed, first spelling wins", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
-  const a = await createEvent(ctx, token, {
+  const a = await postEvent(ctx, token, {
     place_name: "  Circolo ",
     place_address: " Via Roma 1 ",
     tags: [" Jazz ", "jazz", "JAZZ"],
   });
-  const b = await createEvent(ctx, token, {
+  const b = await postEvent(ctx, token, {
     place_name: "Circolo",
     place_address: "Via Roma 1",
     tags: ["JAZZ"],
   });
-  const c = await createEvent(ctx, token, {
+  const c = await postEvent(ctx, token, {
     place_name: "Circolo",
     place_address: "Via Milano 2",
   });
@@ -365,7 +342,7 @@ Deno.test("places are found or created by name and address; tags trimmed, first 
   assert.deepEqual(a.tags, [{ tag: "Jazz", normalizedTag: "jazz" }]);
   assert.deepEqual(b.tags, [{ tag: "Jazz", normalizedTag: "jazz" }]);
   assert.equal(await countRows(ctx, "tags"), 1);
-  const byId = await createEvent(ctx, token, {
+  const byId = await postEvent(ctx, token, {
     place_name: undefined,
     place_id: c.placeId,
   });
@@ -376,11 +353,11 @@ Deno.test("places are found or created by name and address; tags trimmed, first 
 Deno.test("slugs: unique by suffix, stable across title changes, event-<id> for non-Latin titles", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
-  const first = await createEvent(ctx, token, { title: "Caffè & Jazz!" });
-  const second = await createEvent(ctx, token, { title: "Caffe & Jazz" });
+  const first = await postEvent(ctx, token, { title: "Caffè & Jazz!" });
+  const second = await postEvent(ctx, token, { title: "Caffe & Jazz" });
   assert.equal(first.slug, "caffe-and-jazz");
   assert.equal(second.slug, "caffe-and-jazz-2");
-  const cjk = await createEvent(ctx, token, { title: "音楽の夜" });
+  const cjk = await postEvent(ctx, token, { title: "音楽の夜" });
   assert.equal(cjk.slug, `event-${cjk.id}`);
   const put = await call(ctx, "PUT", `/api/events/${first.id}`, {
     token,
@@ -399,7 +376,7 @@ Deno.test("PUT keeps omitted optional fields; PUT by an editor is allowed", asyn
   const ctx = await createTestApp();
   const owner = await userWithToken(ctx, "user");
   const editor = await userWithToken(ctx, "editor");
-  const created = await createEvent(ctx, owner.token, {
+  const created = await postEvent(ctx, owner.token, {
     description: "<p>Bring a friend</p>",
     tags: ["Folk"],
     online_locations: ["https://stream.example/a"],
@@ -443,7 +420,7 @@ Deno.test("PUT keeps omitted optional fields; PUT by an editor is allowed", asyn
 Deno.test("DELETE removes the event and its now unused tags", async () => {
   const ctx = await createTestApp();
   const owner = await userWithToken(ctx, "user");
-  const { id } = await createEvent(ctx, owner.token, { tags: ["Gone"] });
+  const { id } = await postEvent(ctx, owner.token, { tags: ["Gone"] });
   const res = await call(ctx, "DELETE", `/api/events/${id}`, {
     token: owner.token,
   });
@@ -480,41 +457,41 @@ Deno.test("listing rule: ongoing in events, finished in pastEvents, ordering, ta
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
   const tags = ["Tag"];
-  const ongoing = await createEvent(ctx, token, {
+  const ongoing = await postEvent(ctx, token, {
     title: "Festival",
     start_datetime: NOW - 2 * DAY,
     end_datetime: NOW + 2 * DAY,
     tags,
   });
-  const finished = await createEvent(ctx, token, {
+  const finished = await postEvent(ctx, token, {
     title: "Yesterday",
     start_datetime: NOW - DAY,
     end_datetime: NOW - DAY + HOUR,
     tags,
   });
-  const older = await createEvent(ctx, token, {
+  const older = await postEvent(ctx, token, {
     title: "Last week",
     start_datetime: NOW - 7 * DAY,
     end_datetime: null,
     tags,
   });
-  const later = await createEvent(ctx, token, {
+  const later = await postEvent(ctx, token, {
     title: "Later",
     start_datetime: NOW + 3 * DAY,
     tags,
   });
-  const soon = await createEvent(ctx, token, {
+  const soon = await postEvent(ctx, token, {
     title: "Soon",
     start_datetime: NOW + DAY,
     tags,
   });
-  const hidden = await createEvent(ctx, token, {
+  const hidden = await postEvent(ctx, token, {
     title: "Hidden",
     start_datetime: NOW + DAY,
     tags,
   });
   await call(ctx, "PUT", `/api/events/${hidden.id}/toggle`, { token });
-  await createEvent(ctx, token, {
+  await postEvent(ctx, token, {
     title: "Untagged",
     start_datetime: NOW + DAY,
   });
@@ -583,7 +560,7 @@ Deno.test("series: parent never listed, occurrences are; show_recurrent=false hi
   });
   // Monday 8 June 2026, 08:00 in Rome (06:00Z, summer time).
   const start = Date.parse("2026-06-08T06:00:00Z") / 1000;
-  const series = await createEvent(ctx, admin.token, {
+  const series = await postEvent(ctx, admin.token, {
     title: "Yoga",
     start_datetime: start,
     end_datetime: start + HOUR,
@@ -628,7 +605,7 @@ Deno.test("series: editing the parent updates unedited future occurrences; delet
   const ctx = await createTestApp();
   const owner = await userWithToken(ctx, "user");
   const start = NOW + DAY;
-  const series = await createEvent(ctx, owner.token, {
+  const series = await postEvent(ctx, owner.token, {
     title: "Choir",
     start_datetime: start,
     end_datetime: start + HOUR,
@@ -708,7 +685,7 @@ Deno.test("series: editing the parent updates unedited future occurrences; delet
 Deno.test("the periodic job extends a series as time passes, without duplicates", async () => {
   const ctx = await createTestApp({ now: "2026-06-01T12:00:00Z" });
   const { token } = await userWithToken(ctx, "user");
-  const series = await createEvent(ctx, token, {
+  const series = await postEvent(ctx, token, {
     title: "Market",
     start_datetime: NOW + DAY,
     recurrent: { frequency: "1w" },
@@ -741,23 +718,23 @@ Deno.test("GET /api/events: range, tags, places, query, paging; /api/events/mine
   const ctx = await createTestApp();
   const alice = await userWithToken(ctx, "user");
   const bob = await userWithToken(ctx, "user");
-  const a = await createEvent(ctx, alice.token, {
+  const a = await postEvent(ctx, alice.token, {
     title: "Jazz night",
     start_datetime: NOW + DAY,
     tags: ["jazz"],
   });
-  const b = await createEvent(ctx, alice.token, {
+  const b = await postEvent(ctx, alice.token, {
     title: "Rock night",
     start_datetime: NOW + 2 * DAY,
     tags: ["rock"],
     place_name: "Stadio",
   });
-  const c = await createEvent(ctx, bob.token, {
+  const c = await postEvent(ctx, bob.token, {
     title: "Folk",
     start_datetime: NOW + 10 * DAY,
     tags: ["folk"],
   });
-  await createEvent(ctx, bob.token, {
+  await postEvent(ctx, bob.token, {
     title: "Old",
     start_datetime: NOW - 10 * DAY,
   });
@@ -809,7 +786,7 @@ Deno.test("messages: moderators see all, the owner those marked visible, others 
   const owner = await userWithToken(ctx, "user");
   const other = await userWithToken(ctx, "user");
   const editor = await userWithToken(ctx, "editor");
-  const { id } = await createEvent(ctx, owner.token);
+  const { id } = await postEvent(ctx, owner.token);
   const post = (token: string, json: unknown) =>
     call(ctx, "POST", `/api/events/${id}/messages`, { token, json });
   const m1 = await post(editor.token, { message: "Internal note" });
@@ -878,7 +855,7 @@ Deno.test("an OAuth token with scope event:write writes events but is refused el
   const ctx = await createTestApp();
   const admin = await userWithToken(ctx, "admin");
   const access_token = await oauthAccessToken(ctx, admin);
-  const event = await createEvent(ctx, access_token);
+  const event = await postEvent(ctx, access_token);
   assert.equal(event.userId, admin.user.id);
   const patched = await call(ctx, "PATCH", `/api/events/${event.id}`, {
     token: access_token,
@@ -924,8 +901,8 @@ Deno.test("an admin's or editor's OAuth token acts as an ordinary user: others' 
   const owner = await userWithToken(ctx, "user");
   const admin = await userWithToken(ctx, "admin");
   const editor = await userWithToken(ctx, "editor");
-  const visible = await createEvent(ctx, owner.token, { title: "Visible" });
-  const hidden = await createEvent(ctx, owner.token, {
+  const visible = await postEvent(ctx, owner.token, { title: "Visible" });
+  const hidden = await postEvent(ctx, owner.token, {
     title: "Hidden",
     is_visible: false,
   });
@@ -1005,7 +982,7 @@ Deno.test("an admin's or editor's OAuth token acts as an ordinary user: others' 
       );
     }
     // Its own events it still writes, and /mine lists only those.
-    const own = await createEvent(ctx, token, { title: `By ${label}` });
+    const own = await postEvent(ctx, token, { title: `By ${label}` });
     assert.equal(
       (await call(ctx, "PUT", `/api/events/${own.id}/toggle`, { token }))
         .status,
@@ -1074,10 +1051,10 @@ Deno.test("listing queries use indexes and a bounded number of queries", async (
     "/feed/ics",
     "/feed/rss/tag/bulk",
   ];
-  await createEvent(ctx, token, { tags: ["bulk"], start_datetime: NOW + DAY });
+  await postEvent(ctx, token, { tags: ["bulk"], start_datetime: NOW + DAY });
   // A series with an occurrence edited on its own (an override the calendar
   // reads in full).
-  const series = await createEvent(ctx, token, {
+  const series = await postEvent(ctx, token, {
     title: "Weekly",
     tags: ["bulk"],
     start_datetime: NOW - 2 * DAY,
@@ -1094,7 +1071,7 @@ Deno.test("listing queries use indexes and a bounded number of queries", async (
   for (const path of paths) small.push((await queriesFor(path)).calls);
   for (let i = 0; i < 30; i++) {
     const start = NOW + (i % 2 ? DAY : -DAY) * (i + 1);
-    await createEvent(ctx, token, {
+    await postEvent(ctx, token, {
       tags: ["bulk", `t${i}`],
       start_datetime: start,
       // Every third one is long: those in the past are still running.
@@ -1185,12 +1162,12 @@ Deno.test("listing queries use indexes and a bounded number of queries", async (
 Deno.test("the tag listing follows start and end changes made through PUT and PATCH", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
-  const anchor = await createEvent(ctx, token, {
+  const anchor = await postEvent(ctx, token, {
     title: "Anchor",
     start_datetime: NOW + DAY,
     tags: ["Shift"],
   });
-  const moving = await createEvent(ctx, token, {
+  const moving = await postEvent(ctx, token, {
     title: "Moving",
     start_datetime: NOW + 2 * DAY,
     tags: ["Shift"],
@@ -1276,7 +1253,7 @@ Deno.test("the tag listing follows start and end changes made through PUT and PA
 Deno.test("the tag listing follows a series: occurrences created, moved on their own, re-laid out", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
-  const series = await createEvent(ctx, token, {
+  const series = await postEvent(ctx, token, {
     title: "Choir",
     start_datetime: NOW + DAY,
     end_datetime: NOW + DAY + HOUR,
@@ -1336,7 +1313,7 @@ Deno.test("events running for days are upcoming in GET /api/events?start and the
   const { token } = await userWithToken(ctx, "user");
   const tags = ["Expo"];
   const make = (title: string, start: number, end: number | null) =>
-    createEvent(ctx, token, {
+    postEvent(ctx, token, {
       title,
       start_datetime: start,
       end_datetime: end,
@@ -1358,7 +1335,7 @@ Deno.test("events running for days are upcoming in GET /api/events?start and the
   // A long one hidden, and a long one of another tag.
   const hidden = await make("Hidden", NOW - 3 * DAY, NOW + 3 * DAY);
   await call(ctx, "PUT", `/api/events/${hidden.id}/toggle`, { token });
-  const other = await createEvent(ctx, token, {
+  const other = await postEvent(ctx, token, {
     title: "Other",
     start_datetime: NOW - 3 * DAY,
     end_datetime: NOW + 3 * DAY,

@@ -22,6 +22,7 @@ import {
   createTestUser,
   eventually,
   loginToken,
+  postEvent,
   type TestAppOptions,
   type TestContext,
 } from "./helpers.ts";
@@ -81,24 +82,19 @@ async function followedInstance(ctx: TestContext, inbox: string) {
   return { user, token };
 }
 
-async function postEvent(
+function createEvent(
   ctx: TestContext,
   token: string,
   title = "Concert",
 ): Promise<{ id: number; ap_object: unknown }> {
   const start = Math.floor(Date.now() / 1000) + 86_400;
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: {
-      title,
-      start_datetime: start,
-      end_datetime: start + 3600,
-      place_name: "Library",
-    },
+  return postEvent(ctx, token, {
+    title,
+    start_datetime: start,
+    end_datetime: start + 3600,
+    place_name: "Library",
+    place_address: undefined,
   });
-  const body = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(body));
-  return body;
 }
 
 async function apObject(ctx: TestContext, id: number): Promise<unknown> {
@@ -121,7 +117,7 @@ Deno.test("deferred publication: the write answers with its publication queued i
       { deferPublication: true, manualQueue: true },
       async (ctx) => {
         const { token } = await followedInstance(ctx, receiver.inboxUrl(0));
-        const event = await postEvent(ctx, token);
+        const event = await createEvent(ctx, token);
         // Nothing was published in the request: the row waits for the queue.
         assert.equal(event.ap_object, null);
         const rows = await publications(ctx);
@@ -168,7 +164,7 @@ Deno.test("deferred publication: an isolate that dies before draining loses noth
   let second: TestContext | null = null;
   try {
     const { token } = await followedInstance(first, receiver.inboxUrl(0));
-    const event = await postEvent(first, token);
+    const event = await createEvent(first, token);
     const put = await call(first, "PATCH", `/api/events/${event.id}`, {
       token,
       json: { title: "Concert (moved)" },
@@ -208,7 +204,7 @@ Deno.test("embedded database: the writer publishes before answering and settles 
         ctx,
         receiver.inboxUrl(0),
       );
-      const event = await postEvent(ctx, token);
+      const event = await createEvent(ctx, token);
       // Published before the answer was sent.
       assert.notEqual(await apObject(ctx, event.id), null);
       assert.deepEqual(await publications(ctx), []);
@@ -287,7 +283,7 @@ Deno.test('a deleted event is sent as Delete of a Tombstone whose formerType is 
   try {
     await withQueue({}, async (ctx) => {
       const { token } = await followedInstance(ctx, peer.inbox);
-      const event = await postEvent(ctx, token);
+      const event = await createEvent(ctx, token);
       const res = await call(ctx, "DELETE", `/api/events/${event.id}`, {
         token,
       });

@@ -13,6 +13,7 @@ import {
   createTestApp,
   expectError,
   loginToken,
+  postEvent,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -33,26 +34,12 @@ async function expectStatus(res: Response, status: number) {
   return text ? JSON.parse(text) : null;
 }
 
-async function createEvent(
+function createEvent(
   ctx: TestContext,
   who: Who,
   fields: Json,
 ): Promise<Json> {
-  const start = (fields.start_datetime as number | undefined) ?? NOW + DAY;
-  return await expectStatus(
-    await call(ctx, "POST", "/api/events", {
-      token: who.token,
-      json: {
-        title: "Open mic",
-        start_datetime: start,
-        end_datetime: start + 2 * HOUR,
-        place_name: "Circolo",
-        place_address: "Via Roma 1",
-        ...fields,
-      },
-    }),
-    201,
-  );
+  return postEvent(ctx, who.token, fields);
 }
 
 async function setSettings(ctx: TestContext, admin: Who, settings: Json) {

@@ -13,6 +13,7 @@ import {
   countRows,
   createTestApp,
   expectError,
+  postEvent,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -82,25 +83,20 @@ interface EventFull {
 }
 
 /** Creates an event (JSON) using the given files; returns the full form. */
-async function eventWith(
+function eventWith(
   ctx: TestContext,
   token: string,
   files: string[],
   extra: Record<string, unknown> = {},
 ): Promise<EventFull> {
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: {
-      title: "Gallery night",
-      start_datetime: NOW + DAY,
-      place_name: "Gallery",
-      media: files.map((url) => ({ url })),
-      ...extra,
-    },
+  return postEvent(ctx, token, {
+    title: "Gallery night",
+    end_datetime: undefined,
+    place_name: "Gallery",
+    place_address: undefined,
+    media: files.map((url) => ({ url })),
+    ...extra,
   });
-  const text = await res.text();
-  assert.equal(res.status, 201, text);
-  return JSON.parse(text);
 }
 
 async function countRowsOf(db: Db, table: string): Promise<number> {

@@ -10,6 +10,7 @@ import {
   createTestUser,
   expectError,
   oauthAccessToken,
+  postEvent,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -33,17 +34,13 @@ async function queue(
 }
 
 async function submitAnonymously(ctx: TestContext, title: string, extra = {}) {
-  const res = await call(ctx, "POST", "/api/events", {
-    json: {
-      title,
-      start_datetime: NOW + DAY,
-      place_name: "Town hall",
-      ...extra,
-    },
-  });
-  const body = await res.json();
-  assert.equal(res.status, 201, JSON.stringify(body));
-  return body as { id: number; is_visible: boolean };
+  return await postEvent(ctx, undefined, {
+    title,
+    end_datetime: undefined,
+    place_name: "Town hall",
+    place_address: undefined,
+    ...extra,
+  }) as { id: number; is_visible: boolean };
 }
 
 Deno.test("moderation queue: an anonymous submission waits for an editor, who confirms it; then the public sees it", async () => {

@@ -22,6 +22,7 @@ import {
   call,
   type El,
   parseErrors,
+  postEvent,
   type TestContext,
   text,
   userWithToken,
@@ -66,18 +67,17 @@ function hEventNames(html: string): string[] {
   return names;
 }
 
-async function createEvent(
+function createEvent(
   ctx: TestContext,
   token: string,
   body: Record<string, unknown>,
 ): Promise<Json> {
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: { place_name: "Town hall", ...body },
+  return postEvent(ctx, token, {
+    end_datetime: undefined,
+    place_name: "Town hall",
+    place_address: undefined,
+    ...body,
   });
-  const answer = await res.text();
-  assert.equal(res.status, 201, answer);
-  return JSON.parse(answer);
 }
 
 async function world() {

@@ -10,6 +10,7 @@ import {
   bolognaInstance,
   call,
   type El,
+  postEvent,
   type TestContext,
   text,
 } from "./helpers.ts";
@@ -59,7 +60,7 @@ async function world() {
   return await bolognaInstance();
 }
 
-async function createEvent(
+function createEvent(
   ctx: TestContext,
   token: string,
   body: Record<string, unknown>,
@@ -68,13 +69,13 @@ async function createEvent(
   const where = body.place_id || body.place_name || body.online_locations
     ? {}
     : { place_name: "Town hall" };
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: { ...where, ...body },
+  return postEvent(ctx, token, {
+    end_datetime: undefined,
+    place_name: undefined,
+    place_address: undefined,
+    ...where,
+    ...body,
   });
-  const textBody = await res.text();
-  assert.equal(res.status, 201, textBody);
-  return JSON.parse(textBody);
 }
 
 function jsonLd(page: Page): Json {

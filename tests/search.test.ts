@@ -18,6 +18,7 @@ import {
   call,
   createTestApp,
   expectError,
+  postEvent,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -26,26 +27,16 @@ const NOW = Date.parse("2026-06-01T12:00:00Z") / 1000;
 const HOUR = 3600;
 const DAY = 24 * HOUR;
 
-async function postEvent(
+function createEvent(
   ctx: TestContext,
   token: string,
   fields: Record<string, unknown>,
 ) {
-  const start = (fields.start_datetime as number | undefined) ?? NOW + DAY;
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: {
-      title: "Untitled",
-      place_name: "Circolo",
-      place_address: "Via Po 1",
-      start_datetime: start,
-      end_datetime: start + 2 * HOUR,
-      ...fields,
-    },
+  return postEvent(ctx, token, {
+    title: "Untitled",
+    place_address: "Via Po 1",
+    ...fields,
   });
-  const text = await res.text();
-  assert.equal(res.status, 201, text);
-  return JSON.parse(text);
 }
 
 /** The ids GET /api/events answers for `query` (from the epoch unless `params` say otherwise). */
@@ -123,7 +114,7 @@ async function assertIndexInStep(ctx: TestContext) {
 Deno.test("GET /api/events?query: words of the title, the description's text, the place and the tags; any case and accents; every word as a prefix", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
-  const jazz = await postEvent(ctx, token, {
+  const jazz = await createEvent(ctx, token, {
     title: "Jazz Nacht",
     description:
       '<p>An evening with the <strong>Orchestre</strong> de l\'Opéra &amp; friends, <a href="https://tickets.example/buy">tickets</a></p>',
@@ -131,7 +122,7 @@ Deno.test("GET /api/events?query: words of the title, the description's text, th
     place_address: "Via Roma 1",
     tags: ["Swing"],
   });
-  const rock = await postEvent(ctx, token, {
+  const rock = await createEvent(ctx, token, {
     title: "Rock concert",
     description: "<p>Loud.</p>",
     place_name: "Stadio",
@@ -169,11 +160,14 @@ Deno.test("GET /api/events?query: words of the title, the description's text, th
 Deno.test("GET /api/events?query: the text is never FTS5 syntax, and no input is a 500", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
-  const jazz = await postEvent(ctx, token, {
+  const jazz = await createEvent(ctx, token, {
     title: "Jazz night",
     description: "<p>Near the river</p>",
   });
-  await postEvent(ctx, token, { title: "Rock", start_datetime: NOW + 2 * DAY });
+  await createEvent(ctx, token, {
+    title: "Rock",
+    start_datetime: NOW + 2 * DAY,
+  });
   const cases: [string, number[]][] = [
     ['"jazz', [jazz.id]],
     ['jazz"', [jazz.id]],
@@ -214,7 +208,7 @@ Deno.test("GET /api/events?query: the text is never FTS5 syntax, and no input is
 Deno.test("GET /api/events?query: at most 100 characters and 8 words; a 400 beyond", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
-  const jazz = await postEvent(ctx, token, { title: "Jazz night" });
+  const jazz = await createEvent(ctx, token, { title: "Jazz night" });
   assert.equal(SEARCH_QUERY_MAX_LENGTH, 100);
   assert.equal(SEARCH_MAX_TERMS, 8);
   const longest = "jazz " + "n".repeat(95);
@@ -298,7 +292,7 @@ Deno.test("every character a query keeps inside a word is a word character for t
     1,
   );
   // And through the API: words in a few scripts, as typed.
-  const event = await postEvent(ctx, token, {
+  const event = await createEvent(ctx, token, {
     title: "हिन्दी संगीत 日本語 𞤀𞤁 Ελληνικά Straße",
   });
   for (
@@ -313,7 +307,7 @@ Deno.test("the search index follows every write: create, PUT, PATCH, tags, place
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "user");
   const admin = await userWithToken(ctx, "admin");
-  const a = await postEvent(ctx, token, {
+  const a = await createEvent(ctx, token, {
     title: "Jazz night",
     description: "<p>With the <em>Quartetto</em></p>",
     tags: ["swing", "live"],
@@ -371,7 +365,7 @@ Deno.test("the search index follows every write: create, PUT, PATCH, tags, place
   assert.deepEqual(await found(ctx, "arena corso soul"), [a.id]);
 
   // A series: occurrences carry the text and tags, and follow the parent.
-  const series = await postEvent(ctx, token, {
+  const series = await createEvent(ctx, token, {
     title: "Knitting circle",
     description: "<p>Bring <b>yarn</b></p>",
     tags: ["crafts"],
@@ -452,7 +446,7 @@ Deno.test("the search index follows every write: create, PUT, PATCH, tags, place
 Deno.test("a search costs index lookups, whatever the text: 3,000 events titled with 200 × 'a'", async () => {
   const ctx = await createTestApp({ env: { PUBLIC_CACHE_MS: "0" } });
   const { token } = await userWithToken(ctx, "user");
-  const needle = await postEvent(ctx, token, {
+  const needle = await createEvent(ctx, token, {
     title: "a".repeat(99) + "b",
     start_datetime: NOW + 9000 * HOUR,
   });

@@ -10,6 +10,7 @@ import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import {
   call,
   createTestApp,
+  postEvent,
   sqlDuring,
   type TestContext,
   userWithToken,
@@ -21,18 +22,19 @@ const DAY = 86_400;
 
 type Made = { id: number; slug: string; place: { id: number } | null };
 
-async function makeEvent(
+function makeEvent(
   ctx: TestContext,
   token: string | undefined,
   json: Record<string, unknown>,
 ): Promise<Made> {
   const start = Math.floor(ctx.clock.now().getTime() / 1000) + DAY;
-  const res = await call(ctx, "POST", "/api/events", {
-    token,
-    json: { start_datetime: start, place_name: "Piazza", ...json },
+  return postEvent(ctx, token, {
+    start_datetime: start,
+    end_datetime: undefined,
+    place_name: "Piazza",
+    place_address: undefined,
+    ...json,
   });
-  assert.equal(res.status, 201, await res.clone().text());
-  return await res.json();
 }
 
 /** Status, the headers that could tell, and the body with `id` written as ID. */

@@ -4,7 +4,7 @@
  * deliveries survive restarts and are shared by every process using the file.
  *
  * Every write is one SQL statement (or one `batch`): libSQL fails a second
- * interactive transaction at once (SQLITE_BUSY / TRANSACTION_ACTIVE, STACK.md),
+ * interactive transaction at once (SQLITE_BUSY / TRANSACTION_ACTIVE),
  * and a single statement is atomic anyway, which is what claims and
  * compare-and-swap need.
  */

@@ -6,7 +6,7 @@
  * - posts refused from another origin, and those of a session checked
  *   against its CSRF token,
  * - the page's language and the rendering with a fresh nonce.
- * A session never authorises `/api/*` (DESIGN.md §11).
+ * A session never authorises `/api/*` (docs/WEB.md, docs/SECURITY.md).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";

@@ -1,5 +1,5 @@
 /**
- * The web interface for members, editors and admins (DESIGN.md §11): one
+ * The web interface for members, editors and admins (docs/WEB.md): one
  * module per area, all sharing the session kit (routes/web/kit.ts).
  */
 import { Hono } from "hono";

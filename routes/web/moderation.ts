@@ -1,5 +1,5 @@
 /**
- * Moderation (DESIGN.md §4 roles, as the API's):
+ * Moderation (the roles of docs/API.md, as the API's):
  * - editors and admins: `GET /admin`, the queue of events waiting for
  *   confirmation (paged), each with Confirm (`POST /admin/events/{id}/confirm`),
  *   Reject (a confirmation step, `GET`/`POST /admin/events/{id}/reject`: the
