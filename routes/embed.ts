@@ -20,7 +20,7 @@ import {
   parseEmbedOptions,
 } from "../lib/embed/options.ts";
 import { searchPlaces } from "../lib/events/catalog.ts";
-import { searchEvents } from "../lib/events/list.ts";
+import { searchEvents } from "../lib/events/search.ts";
 import { notModified } from "../lib/feeds/conditional.ts";
 import {
   type MessageKey,

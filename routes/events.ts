@@ -3,13 +3,10 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { EVENT_STATUSES, USER_ROLES } from "../db/schema.ts";
 import { unixNow } from "../lib/clock.ts";
-import {
-  listByTag,
-  listOwnEvents,
-  listUnconfirmedEvents,
-  SEARCH_DEPTH_LIMIT,
-  searchEvents,
-} from "../lib/events/list.ts";
+import { listByTag } from "../lib/events/list.ts";
+import { listOwnEvents } from "../lib/events/own.ts";
+import { SEARCH_DEPTH_LIMIT, searchEvents } from "../lib/events/search.ts";
+import { listUnconfirmedEvents } from "../lib/events/unconfirmed.ts";
 import {
   eventFullQuery,
   type EventRef,

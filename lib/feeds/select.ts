@@ -27,12 +27,8 @@ import {
 } from "../curation/collections.ts";
 import { publicPlace } from "../events/access.ts";
 import { invalidRequest, notFound } from "../errors.ts";
-import {
-  lastMoment,
-  narrowingConditions,
-  splitRowsQuery,
-  withAnyTagName,
-} from "../events/list.ts";
+import { lastMoment, splitRowsQuery, withAnyTagName } from "../events/list.ts";
+import { narrowingConditions } from "../events/search.ts";
 import {
   type EventFilter,
   filterQuery,

@@ -17,7 +17,7 @@ import {
   formFieldsOfEvent,
   recurrenceChoice,
 } from "../../lib/events/form.ts";
-import { listOwnEventGroups, type OwnEvent } from "../../lib/events/list.ts";
+import { listOwnEventGroups, type OwnEvent } from "../../lib/events/own.ts";
 import { loadEventFull } from "../../lib/events/load.ts";
 import type { EventFull } from "../../lib/events/serialize.ts";
 import { deleteEvent, updateEvent } from "../../lib/events/write.ts";

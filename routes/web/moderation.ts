@@ -20,7 +20,7 @@ import {
   setResourceHidden,
 } from "../../lib/curation/resources.ts";
 import { ApiError, notFound } from "../../lib/errors.ts";
-import { listUnconfirmedPage } from "../../lib/events/list.ts";
+import { listUnconfirmedPage } from "../../lib/events/unconfirmed.ts";
 import { findEvent } from "../../lib/events/load.ts";
 import { addMessage, listMessagesOfEvents } from "../../lib/events/messages.ts";
 import { sanitizeDescription } from "../../lib/events/sanitize.ts";
