@@ -20,9 +20,11 @@ import { etagOf, httpDate, notModified } from "../lib/feeds/conditional.ts";
 import { renderCalendar } from "../lib/feeds/ics.ts";
 import {
   calendarContentQuery,
+  eventCalendarQuery,
+} from "../lib/feeds/calendar.ts";
+import {
   collectionScope,
   DEFAULT_PAST_DAYS,
-  eventCalendarQuery,
   feedEntriesQuery,
   type FeedScope,
   filteredScopeQuery,

@@ -1393,9 +1393,8 @@ Deno.test("ICS: content is written in the time zone and window it was selected f
       title: "Weekly",
       recurrent: { frequency: "1w" },
     });
-    const { calendarContent, instanceScope } = await import(
-      "../lib/feeds/select.ts"
-    );
+    const { calendarContent } = await import("../lib/feeds/calendar.ts");
+    const { instanceScope } = await import("../lib/feeds/select.ts");
     const { renderCalendar } = await import("../lib/feeds/ics.ts");
     const windowStart = NOW - 30 * DAY;
     const content = await calendarContent(

@@ -56,7 +56,8 @@ import ical, {
   ICalEventStatus,
 } from "ical-generator";
 import type { EventStatus } from "../../db/schema.ts";
-import type { CalendarContent, FeedEvent, FeedOccurrence } from "./select.ts";
+import type { CalendarContent } from "./calendar.ts";
+import type { FeedEvent, FeedOccurrence } from "./rows.ts";
 import type { RulePlan } from "./series.ts";
 import { vtimezone } from "./vtimezone.ts";
 import { htmlToText } from "./words.ts";

@@ -8,7 +8,7 @@ import {
   parseRecurrence,
   type RecurrenceRule,
 } from "../events/recurrence.ts";
-import type { FeedOccurrence, FeedSeries } from "./select.ts";
+import type { FeedEvent, FeedOccurrence } from "./rows.ts";
 import { wallClock } from "./zoned.ts";
 
 export type RuleFrequency = "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY";
@@ -36,6 +36,17 @@ export interface SeriesPlan {
   overrides: { slot: number; occurrence: FeedOccurrence }[];
   /** Selected occurrences the rule no longer gives (the series was re-timed). */
   strays: FeedOccurrence[];
+}
+
+export interface FeedSeries {
+  parent: FeedEvent;
+  /** Its occurrences in the window and ahead (those materialised). */
+  occurrences: FeedOccurrence[];
+  /**
+   * How the series is written (CalendarContent.timeZone and windowStart);
+   * null when its rule cannot be read.
+   */
+  plan: SeriesPlan | null;
 }
 
 const DAY_CODES = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"];

@@ -17,7 +17,7 @@
  * RSS's description, by custom) is HTML, escaped as text.
  */
 import { imageTypeOf, publicMediaUrl } from "../media/public.ts";
-import type { FeedEvent } from "./select.ts";
+import type { FeedEvent } from "./rows.ts";
 import {
   escapeHtml,
   type Locality,

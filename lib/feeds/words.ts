@@ -1,7 +1,7 @@
 /** Dates, places and descriptions of feed entries in words, for people. */
 import type { EventStatus } from "../../db/schema.ts";
 import { NAMED_ENTITIES } from "../html.ts";
-import type { FeedEvent } from "./select.ts";
+import type { FeedEvent } from "./rows.ts";
 
 export interface Locality {
   locale: string;
