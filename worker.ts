@@ -26,7 +26,7 @@ import {
   describeDatabase,
   loadConfig,
 } from "./lib/config.ts";
-import type { DrainBudget } from "./lib/federation/store.ts";
+import type { DrainBudget } from "./lib/federation/store/queue.ts";
 import type { FederationService } from "./lib/federation/service.ts";
 import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import { assembleInstance } from "./lib/assemble.ts";

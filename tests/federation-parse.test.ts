@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import {
-  parseLocations,
   parseRemoteEvent,
-  parseRemoteNote,
   type RemoteEvent,
+} from "../lib/federation/parse/event.ts";
+import {
+  parseLocations,
   type RemotePlace,
-} from "../lib/federation/parse.ts";
+} from "../lib/federation/parse/location.ts";
+import { parseRemoteNote } from "../lib/federation/parse/note.ts";
 import { type FixtureDir, fixtureDirs, readFixture } from "./apfixtures.ts";
 
 /**

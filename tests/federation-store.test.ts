@@ -5,10 +5,8 @@ import { testMessageQueue } from "@fedify/testing";
 import { sql } from "drizzle-orm";
 import { type Database, migrateDatabase, openDatabase } from "../db/client.ts";
 import { FixedClock } from "../lib/clock.ts";
-import {
-  createLibsqlKvStore,
-  createLibsqlMessageQueue,
-} from "../lib/federation/store.ts";
+import { createLibsqlKvStore } from "../lib/federation/store/kv.ts";
+import { createLibsqlMessageQueue } from "../lib/federation/store/queue.ts";
 import { silentLogger } from "../lib/log.ts";
 
 async function openMigrated(url = ":memory:"): Promise<Database> {

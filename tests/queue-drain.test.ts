@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { sql } from "drizzle-orm";
 import { type Database, migrateDatabase, openDatabase } from "../db/client.ts";
 import { FixedClock } from "../lib/clock.ts";
-import { createLibsqlMessageQueue } from "../lib/federation/store.ts";
+import { createLibsqlMessageQueue } from "../lib/federation/store/queue.ts";
 import { silentLogger } from "../lib/log.ts";
 
 async function openMigrated(): Promise<Database> {

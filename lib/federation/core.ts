@@ -41,7 +41,7 @@ import {
   type EventObject,
   type FederationUrls,
 } from "./object.ts";
-import type { LibsqlMessageQueue } from "./store.ts";
+import type { LibsqlMessageQueue } from "./store/queue.ts";
 import { type EgressFetch, portableEgress } from "../net/egress.ts";
 import {
   type BundlingQueue,

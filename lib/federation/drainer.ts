@@ -7,7 +7,7 @@
  */
 import type { Logger } from "../log.ts";
 import type { FederationService } from "./service.ts";
-import type { DrainBudget } from "./store.ts";
+import type { DrainBudget } from "./store/queue.ts";
 
 export interface QueueDrainer {
   /** Resolves when the drain (this one, or the one already running) ends; never rejects. */

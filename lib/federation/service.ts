@@ -35,7 +35,7 @@ import { guardInboxPost, registerInboxListeners } from "./inbox/index.ts";
 import { UnknownContextError } from "./loader.ts";
 import { buildPlaceObject } from "./object.ts";
 import { createPublishing } from "./publishing.ts";
-import type { DrainBudget } from "./store.ts";
+import type { DrainBudget } from "./store/queue.ts";
 import { createTrust } from "./trust.ts";
 
 export {

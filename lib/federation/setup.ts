@@ -9,7 +9,8 @@ import type { Logger } from "../log.ts";
 import type { ActorKeyPairs } from "./keys.ts";
 import type { EgressFetch } from "../net/egress.ts";
 import { createFederationService, type FederationService } from "./service.ts";
-import { createLibsqlKvStore, createLibsqlMessageQueue } from "./store.ts";
+import { createLibsqlKvStore } from "./store/kv.ts";
+import { createLibsqlMessageQueue } from "./store/queue.ts";
 
 /** The idle queue's look for other processes' work on a remote database. */
 export const REMOTE_POLL_INTERVAL_MS = 60_000;

@@ -10,7 +10,7 @@ import type { ApUserRow } from "../../events/serialize.ts";
 import { upsertActor } from "../actors.ts";
 import { asRecord, type FederationCore, isFederated } from "../core.ts";
 import { localEventIdFromUrl } from "../object.ts";
-import { idOf } from "../parse.ts";
+import { idOf } from "../parse/read.ts";
 
 /** The `type` of a JSON-LD object (its first, when several), or null. */
 export function typeOf(value: unknown): string | null {

@@ -14,12 +14,9 @@ import { deleteEventsById, upsertRemoteEvent } from "../../events/remote.ts";
 import { getSettings } from "../../settings.ts";
 import { findActor, isBlockedSender } from "../actors.ts";
 import { asRecord, type FederationCore } from "../core.ts";
-import {
-  idOf,
-  parseRemoteEvent,
-  parseRemoteNote,
-  type RemoteNote,
-} from "../parse.ts";
+import { parseRemoteEvent } from "../parse/event.ts";
+import { parseRemoteNote, type RemoteNote } from "../parse/note.ts";
+import { idOf } from "../parse/read.ts";
 import {
   authoritativeObject,
   localEventFor,

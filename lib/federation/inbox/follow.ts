@@ -12,7 +12,7 @@ import {
   decodeURIComponentSafe,
   type FederationCore,
 } from "../core.ts";
-import { idOf } from "../parse.ts";
+import { idOf } from "../parse/read.ts";
 import { forgetProcessedActivity } from "../trust.ts";
 import { localEventFor, rawOf, typeOf } from "./common.ts";
 import { removeReaction } from "./reactions.ts";

@@ -6,7 +6,7 @@
 import { isBlockedSender } from "../actors.ts";
 import type { FederationCore } from "../core.ts";
 import { hasValidHttpSignature, readInboxPost } from "../inbox-guard.ts";
-import { idOf } from "../parse.ts";
+import { idOf } from "../parse/read.ts";
 import { listenEvents } from "./events.ts";
 import { listenFollows } from "./follow.ts";
 import { listenJoins } from "./join.ts";

@@ -11,7 +11,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { events } from "../../../db/schema.ts";
 import { isBlockedSender } from "../actors.ts";
 import { asRecord, type FederationCore } from "../core.ts";
-import { idOf } from "../parse.ts";
+import { idOf } from "../parse/read.ts";
 import { localEventFor, rawOf, typeOf } from "./common.ts";
 import { handleAnnouncedEvent, handleCreateOrUpdate } from "./events.ts";
 
