@@ -11,7 +11,7 @@ import {
   isUniqueViolation,
   notFound,
 } from "./errors.ts";
-import { revokeUserGrantsStatements } from "./oauth/grants.ts";
+import { revokeUserGrantsStatements } from "./oauth/grant-queries.ts";
 
 export type UserRow = typeof users.$inferSelect;
 

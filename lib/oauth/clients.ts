@@ -12,7 +12,7 @@ import { randomToken } from "../auth/tokens.ts";
 import type { Clock } from "../clock.ts";
 import { constantTimeEqual, sha256Hex } from "./crypto.ts";
 import { invalidClient } from "./errors.ts";
-import { grantsWithLiveToken } from "./grants.ts";
+import { grantsWithLiveToken } from "./grant-queries.ts";
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
 

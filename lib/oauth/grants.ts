@@ -2,7 +2,7 @@
  * Grants and the tokens that descend from them: code exchange, refresh-token
  * rotation with reuse detection, revocation, and the checks requireAuth makes.
  */
-import { and, eq, gt, inArray, isNull, lt, max, min, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, max, min, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import {
   oauthClients,
@@ -21,6 +21,7 @@ import type { UserRow } from "../users.ts";
 import type { OAuthClientRow } from "./clients.ts";
 import { constantTimeEqual, pkceChallenge, sha256Hex } from "./crypto.ts";
 import { invalidGrant, invalidOAuthRequest, invalidScope } from "./errors.ts";
+import { grantsWithLiveToken } from "./grant-queries.ts";
 import { isSubset, parseScopes } from "./scopes.ts";
 
 export interface GrantDeps {
@@ -357,18 +358,6 @@ export interface Authorization {
   lastUsedAt: string;
 }
 
-/** The ids of grants with a token still alive (not expired, revoked or used), as a subquery. */
-export function grantsWithLiveToken(db: Db, clock: Clock) {
-  return db.select({ grantId: oauthTokens.grantId }).from(oauthTokens)
-    .where(
-      and(
-        gt(oauthTokens.expiresAt, clock.now()),
-        isNull(oauthTokens.revokedAt),
-        isNull(oauthTokens.usedAt),
-      ),
-    );
-}
-
 /** The applications a user has authorised and not withdrawn, with a token still alive. */
 export async function listAuthorizations(
   db: Db,
@@ -434,22 +423,6 @@ export async function withdrawAuthorization(
     ),
   ]);
   return grants.rowsAffected + codes.rowsAffected > 0;
-}
-
-/**
- * The statements that withdraw every grant of a user (and so all their OAuth
- * tokens) and drop their codes not yet exchanged, for the caller's `db.batch`
- * (a password change or deactivation revokes them with the user's update).
- */
-export function revokeUserGrantsStatements(db: Db, userId: number, at: Date) {
-  return [
-    db.update(oauthGrants).set({ revokedAt: at }).where(
-      and(eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt)),
-    ),
-    db.delete(oauthCodes).where(
-      and(eq(oauthCodes.userId, userId), isNull(oauthCodes.usedAt)),
-    ),
-  ] as const;
 }
 
 /**
