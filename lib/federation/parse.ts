@@ -71,9 +71,10 @@ export interface RemoteNote {
   attachment: unknown[];
 }
 
-// Limits: remote data is cut to what local data may hold (routes/events.ts),
-// so a peer cannot store more than a local user; the title is a little roomier
-// because other software allows longer titles than Quando's own form.
+// Limits: remote data is cut to what local data may hold
+// (routes/events/schemas.ts), so a peer cannot store more than a local user;
+// the title is a little roomier because other software allows longer titles
+// than Quando's own form.
 const MAX_TITLE = 250;
 const MAX_PLACE_NAME = 200;
 const MAX_ADDRESS = 300;
