@@ -38,12 +38,9 @@ import {
 import { isEmbeddedUrl } from "./db/client.ts";
 import { backup as backupDatabase, DatabaseSync } from "node:sqlite";
 import { basename, join } from "node:path";
-import {
-  GancioError,
-  type GancioQuery,
-  importGancio,
-  summaryLines,
-} from "./lib/imports/gancio.ts";
+import { importGancio, summaryLines } from "./lib/imports/gancio.ts";
+import type { GancioQuery } from "./lib/imports/gancio/database.ts";
+import { GancioError } from "./lib/imports/gancio/mapping.ts";
 import { importDepsOf } from "./lib/imports/sources.ts";
 import { quandoUserAgent } from "./lib/federation/loader.ts";
 import { getSettings } from "./lib/settings.ts";

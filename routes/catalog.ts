@@ -9,7 +9,7 @@ import {
 } from "../lib/events/catalog.ts";
 import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
-import { EventSummarySchema, PlaceSchema } from "./events.ts";
+import { EventSummarySchema, PlaceSchema } from "./events/schemas.ts";
 import {
   bodyOf,
   errorResponses,

@@ -23,7 +23,7 @@ import {
 import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { settingsOf } from "./request-settings.ts";
-import { EventSummarySchema } from "./events.ts";
+import { EventSummarySchema } from "./events/schemas.ts";
 import {
   bodyOf,
   errorResponses,

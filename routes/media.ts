@@ -7,7 +7,7 @@ import { imageSaver, parseFocalPoint } from "../lib/media/upload.ts";
 import { bearerSecurity, requireAuth } from "./auth.ts";
 import type { AppEnv, RouteDeps } from "./env.ts";
 import { imageUploadDeps } from "./event-writes.ts";
-import { EVENT_WRITE_SCOPE, MediaSchema } from "./events.ts";
+import { EVENT_WRITE_SCOPE, MediaSchema } from "./events/schemas.ts";
 import { errorResponses, validationHook } from "./validation.ts";
 
 const UploadBody = z.object({

@@ -33,7 +33,7 @@ import type { Settings } from "../lib/settings.ts";
 import { bearerSecurity, requireAuth, requireRole } from "./auth.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./env.ts";
 import { settingsOf } from "./request-settings.ts";
-import { EVENT_WRITE_SCOPE } from "./events.ts";
+import { EVENT_WRITE_SCOPE } from "./events/schemas.ts";
 import {
   bodyOf,
   errorResponses,

@@ -14,11 +14,11 @@ import { apUsers, instances } from "../db/schema.ts";
 import { type CliIO, runUserCommand } from "../lib/cli/users.ts";
 import { isBlockedSender } from "../lib/federation/actors.ts";
 import {
-  GancioError,
   type GancioImportOptions,
   importGancio,
   summaryLines,
 } from "../lib/imports/gancio.ts";
+import { GancioError } from "../lib/imports/gancio/mapping.ts";
 import { importDepsOf } from "../lib/imports/sources.ts";
 import { createDbMediaStore } from "../lib/media/store.ts";
 import { getSettings } from "../lib/settings.ts";

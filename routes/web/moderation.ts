@@ -29,7 +29,7 @@ import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { eventWriteDeps, federateChange } from "../event-writes.ts";
-import { MessageBody } from "../events.ts";
+import { MessageBody } from "../events/schemas.ts";
 import {
   type MessageDraft,
   QueueView,
@@ -415,7 +415,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
       const authorVisible = ["true", "on"].includes(
         formText(form, "is_author_visible", 10),
       );
-      // The API's own rules for a message (routes/events.ts).
+      // The API's own rules for a message (routes/events/schemas.ts).
       const parsed = MessageBody.safeParse({
         message: typed,
         is_author_visible: authorVisible,

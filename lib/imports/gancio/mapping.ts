@@ -1,0 +1,276 @@
+/** Gancio events read into Quando import items: parsing, series rules. */
+import { parseRecurrence } from "../../events/recurrence.ts";
+import type { UserRow } from "../../users.ts";
+import type { ImportItem } from "../apply.ts";
+
+/** A network failure or an answer that is not Gancio's: the import stops. */
+export class GancioError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "GancioError";
+  }
+}
+
+/** A Gancio place as its API and tables give it. */
+export interface GancioPlace {
+  name: string;
+  address: string;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+/** A Gancio event, from its API detail or its `events` row, normalised. */
+export interface GancioEvent {
+  id: number;
+  title: string;
+  description: string;
+  start_datetime: number;
+  end_datetime: number | null;
+  online_locations: string[];
+  tags: string[];
+  place: GancioPlace | null;
+  /** Gancio keeps one image: `url` is a file name under /media/ (or an absolute URL). */
+  media: { url: string; name: string; focalpoint: [number, number] }[];
+  recurrent: Record<string, unknown> | null;
+  parentId: number | null;
+  is_visible: boolean;
+  userId: number | null;
+}
+
+/** A number, or a numeric string, as a number; null otherwise. */
+export const asNumber = (v: unknown): number | null => {
+  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+  return typeof n === "number" && Number.isFinite(n) ? n : null;
+};
+
+/** A string, or a number as a string; "" otherwise. */
+export const asString = (v: unknown): string =>
+  typeof v === "string" ? v : typeof v === "number" ? String(v) : "";
+
+/** JSON columns come as text from SQLite and as values from the API. */
+export function json(v: unknown): unknown {
+  if (typeof v !== "string") return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return null;
+  }
+}
+
+/** A boolean as SQLite (0 or 1) or the API gives it. */
+export const asBool = (v: unknown): boolean =>
+  v === true || v === 1 || v === "1" || v === "true";
+
+function focalPoint(v: unknown): [number, number] {
+  const value = json(v);
+  if (Array.isArray(value) && value.length === 2) {
+    const [x, y] = value.map(Number);
+    if ([x, y].every((n) => Number.isFinite(n))) {
+      const clamp = (n: number) => Math.max(-1, Math.min(1, n));
+      return [clamp(x), clamp(y)];
+    }
+  }
+  return [0, 0];
+}
+
+/** A Gancio place, or null when it has no name. */
+export function placeOf(v: unknown): GancioPlace | null {
+  if (typeof v !== "object" || v === null) return null;
+  const p = v as Record<string, unknown>;
+  const name = asString(p.name).trim();
+  if (!name) return null;
+  return {
+    name,
+    address: asString(p.address).trim(),
+    latitude: asNumber(p.latitude),
+    longitude: asNumber(p.longitude),
+  };
+}
+
+/**
+ * A Gancio event from its API detail (or a row with its place and tags
+ * joined in); a sentence when it is not one.
+ */
+export function parseGancioEvent(raw: unknown): GancioEvent | string {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return "not an event object";
+  }
+  const e = raw as Record<string, unknown>;
+  const id = asNumber(e.id);
+  const start = asNumber(e.start_datetime);
+  if (id === null || !Number.isInteger(id)) return "no numeric id";
+  if (start === null) return `event ${id}: no start_datetime`;
+  const end = asNumber(e.end_datetime);
+  const media = json(e.media);
+  const online = json(e.online_locations);
+  const recurrent = json(e.recurrent);
+  const tags = Array.isArray(e.tags) ? e.tags : [];
+  const parent = e.parent as Record<string, unknown> | null | undefined;
+  return {
+    id,
+    title: asString(e.title).trim(),
+    description: asString(e.description),
+    start_datetime: Math.trunc(start),
+    end_datetime: end !== null && end > start ? Math.trunc(end) : null,
+    online_locations: Array.isArray(online)
+      ? online.filter((u): u is string =>
+        typeof u === "string" && /^https?:\/\//i.test(u.trim())
+      ).map((u) => u.trim())
+      : [],
+    tags: tags.map((t) =>
+      typeof t === "object" && t !== null
+        ? asString((t as Record<string, unknown>).tag)
+        : asString(t)
+    ).map((t) => t.trim()).filter(Boolean),
+    place: placeOf(e.place),
+    media: Array.isArray(media)
+      ? media.filter((m) =>
+        typeof m === "object" && m !== null &&
+        asString((m as Record<string, unknown>).url) !== ""
+      ).slice(0, 1).map((m) => {
+        const item = m as Record<string, unknown>;
+        return {
+          url: asString(item.url),
+          name: asString(item.name),
+          focalpoint: focalPoint(item.focalpoint ?? item.focalPoint),
+        };
+      })
+      : [],
+    recurrent: typeof recurrent === "object" && recurrent !== null &&
+        !Array.isArray(recurrent)
+      ? recurrent as Record<string, unknown>
+      : null,
+    parentId: asNumber(e.parentId) ?? asNumber(parent?.id) ?? null,
+    is_visible: e.is_visible === undefined ? true : asBool(e.is_visible),
+    userId: asNumber(e.userId),
+  };
+}
+
+/** A Gancio rule as a Quando recurrence, or null when Quando cannot repeat it. */
+export function seriesRule(
+  recurrent: Record<string, unknown>,
+): { frequency: string; type: string } | null {
+  const frequency = asString(recurrent.frequency).trim().toLowerCase();
+  const rule = frequency.endsWith("m")
+    ? { frequency, type: asString(recurrent.type) || "ordinal" }
+    : { frequency, type: "ordinal" };
+  try {
+    const parsed = parseRecurrence(rule);
+    return { frequency: parsed.frequency, type: parsed.type };
+  } catch {
+    return null;
+  }
+}
+
+/** What the items are made with. */
+export interface ItemOptions {
+  /** The reference of an image (a Gancio media file name or URL); null: left out. */
+  imageRef: (url: string) => string | null;
+  /** Whether Quando repeats series here (the setting allow_recurrent_event). */
+  seriesAllowed: boolean;
+  /** The owner of an event by its Gancio user id (absent: the import's user). */
+  ownerOf?: (userId: number | null) => UserRow | undefined;
+}
+
+function baseItem(
+  event: GancioEvent,
+  options: ItemOptions,
+  problems: string[],
+): ImportItem {
+  const media = event.media[0];
+  const image = media ? options.imageRef(media.url) : null;
+  if (media && image === null) {
+    problems.push(
+      `${event.id}: its image ${media.url} is not reachable and was left out`,
+    );
+  }
+  return {
+    uid: String(event.id),
+    recurrenceId: null,
+    title: event.title,
+    description: event.description,
+    start: event.start_datetime,
+    end: event.end_datetime,
+    allDay: false,
+    place: event.place,
+    online_locations: event.online_locations,
+    tags: event.tags,
+    cancelled: false,
+    recurrent: null,
+    until: null,
+    exdates: [],
+    image,
+    imageName: media && image ? media.name : undefined,
+    imageFocalpoint: media && image ? media.focalpoint : undefined,
+    owner: options.ownerOf?.(event.userId),
+    visible: event.is_visible,
+  };
+}
+
+/** Whether an occurrence says only what its series says. */
+function sameAsParent(occurrence: GancioEvent, parent: GancioEvent): boolean {
+  const duration = (e: GancioEvent) =>
+    e.end_datetime === null ? null : e.end_datetime - e.start_datetime;
+  return occurrence.title === parent.title &&
+    occurrence.description === parent.description &&
+    JSON.stringify(occurrence.place) === JSON.stringify(parent.place) &&
+    JSON.stringify([...occurrence.tags].sort()) ===
+      JSON.stringify([...parent.tags].sort()) &&
+    JSON.stringify(occurrence.online_locations) ===
+      JSON.stringify(parent.online_locations) &&
+    occurrence.media[0]?.url === parent.media[0]?.url &&
+    duration(occurrence) === duration(parent) &&
+    occurrence.is_visible === parent.is_visible;
+}
+
+/**
+ * The import items of Gancio events: parents with a rule Quando repeats
+ * become series, their occurrences exceptions (linked, changed, or single
+ * events from before the series); everything else single events.
+ */
+export function gancioItems(
+  events: GancioEvent[],
+  options: ItemOptions,
+): { items: ImportItem[]; problems: string[] } {
+  const problems: string[] = [];
+  const byId = new Map(events.map((e) => [e.id, e]));
+  const series = new Set<number>();
+  const items: ImportItem[] = [];
+  for (const event of events) {
+    if (!event.recurrent || event.parentId !== null) continue;
+    const rule = seriesRule(event.recurrent);
+    if (!rule || !options.seriesAllowed) {
+      problems.push(
+        `${event.id}: ${
+          rule
+            ? "series are disabled here (allow_recurrent_event)"
+            : `its rule ${
+              JSON.stringify(event.recurrent)
+            } is not one Quando repeats`
+        }; its occurrences are imported one by one`,
+      );
+      continue;
+    }
+    series.add(event.id);
+    items.push({ ...baseItem(event, options, problems), recurrent: rule });
+  }
+  for (const event of events) {
+    if (event.recurrent && event.parentId === null) continue;
+    const parent = event.parentId !== null && series.has(event.parentId)
+      ? byId.get(event.parentId)!
+      : null;
+    const item = baseItem(event, options, problems);
+    if (!parent) {
+      items.push(item);
+      continue;
+    }
+    items.push({
+      ...item,
+      uid: String(parent.id),
+      recurrenceId: event.start_datetime,
+      inheritsSeries: sameAsParent(event, parent),
+      orphanAsSingle: true,
+    });
+  }
+  return { items, problems };
+}
