@@ -1,6 +1,5 @@
 /** What the signed-in interface's pages share: form parts, notices, the pager. */
 import type { Translate } from "../../../lib/i18n.ts";
-import type { PageProps } from "./shell.tsx";
 
 /** The hidden field that carries a session's CSRF token in a form. */
 export function Csrf(props: { token: string }) {
@@ -50,7 +49,7 @@ export interface Paging {
 }
 
 /** Previous / next links of a paged list (nothing when it fits one page). */
-export function Pager(props: PageProps & { paging: Paging; label: string }) {
+export function Pager(props: { t: Translate; paging: Paging; label: string }) {
   const { paging, t } = props;
   if (paging.totalPages <= 1) return null;
   return (
