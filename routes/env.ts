@@ -57,16 +57,16 @@ export type AppEnv = {
     remoteAddr?: { hostname: string };
   };
   Variables: {
-    /** The API's caller (routes/auth.ts: requireAuth, optionalAuth). */
+    /** The API's caller (routes/middleware/auth.ts: requireAuth, optionalAuth). */
     auth: AuthInfo;
     /**
-     * The session of a signed-in page (routes/web/kit.ts: requireSession,
+     * The session of a signed-in page (routes/app/kit.ts: requireSession,
      * requirePost).
      */
     session: ActiveSession;
     /** The fields of a signed-in form post, its CSRF token checked (requirePost). */
     form: PostedForm;
-    /** The request's settings, once read (routes/request-settings.ts: settingsOf). */
+    /** The request's settings, once read (routes/middleware/request-settings.ts: settingsOf). */
     settings?: Promise<Settings>;
   };
 };

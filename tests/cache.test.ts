@@ -1,5 +1,5 @@
 /**
- * The public-read cache (routes/cache.ts, lib/response-cache.ts): anonymous
+ * The public-read cache (routes/middleware/cache.ts, lib/response-cache.ts): anonymous
  * GETs of events and feeds are answered from memory until a write, by this
  * process or another connection, or until the TTL passes; nobody ever sees an
  * answer meant for someone else.

@@ -4,7 +4,7 @@
  * user's list of authorised applications.
  */
 import assert from "node:assert/strict";
-import { CLIENT_REGISTRATION_LIMIT } from "../routes/oauth.ts";
+import { CLIENT_REGISTRATION_LIMIT } from "../routes/oauth/mod.ts";
 import {
   authorizeCode,
   call,

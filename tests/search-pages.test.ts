@@ -15,7 +15,7 @@ import { Hono } from "hono";
 import { translator } from "../lib/i18n.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { FixedClock } from "../lib/clock.ts";
-import { CACHED_ROUTES, publicReadCache } from "../routes/cache.ts";
+import { CACHED_ROUTES, publicReadCache } from "../routes/middleware/cache.ts";
 import { DatabaseSync } from "node:sqlite";
 import { openDatabase } from "../db/client.ts";
 import { events } from "../db/schema.ts";

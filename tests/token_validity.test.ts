@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { issueAccessToken } from "../lib/auth/tokens.ts";
 import { runUserCommand } from "../lib/cli/users.ts";
-import { createJwtCodec } from "../routes/jwt.ts";
+import { createJwtCodec } from "../routes/middleware/jwt.ts";
 import {
   authorizeCode,
   call,
@@ -345,7 +345,7 @@ Deno.test("the OpenAPI document describes PUT /api/users/me/password", async () 
 Deno.test("a login token from before the upgrade (no generation claim) works until the first change", async () => {
   const ctx = await createTestApp();
   const me = await createTestUser(ctx);
-  // What routes/login.ts issued before tokens carried `gen`.
+  // What routes/api/login.ts issued before tokens carried `gen`.
   const legacy = await issueAccessToken(
     createJwtCodec(ctx.config.jwtSecret),
     ctx.clock,

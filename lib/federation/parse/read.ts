@@ -16,7 +16,7 @@ export type ParseResult<T> = { ok: true; value: T } | {
   reason: string;
 };
 
-// Limits: remote data is cut to what local data may hold (routes/events/schemas.ts),
+// Limits: remote data is cut to what local data may hold (routes/api/events/schemas.ts),
 // so a peer cannot store more than a local user; the title is a little roomier
 // because other software allows longer titles than Quando's own form. Each
 // file keeps the limits of its own fields.

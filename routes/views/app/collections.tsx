@@ -13,7 +13,7 @@ export interface CollectionItem {
   filters: number;
 }
 
-/** The public page of a collection (routes/pages.ts). */
+/** The public page of a collection (routes/site/pages.ts). */
 export function collectionPublicPath(name: string): string {
   return `/collection/${encodeURIComponent(name)}`;
 }

@@ -7,7 +7,7 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import type { Translate } from "../../../lib/i18n.ts";
-import type { LanguageLink } from "../../language.ts";
+import type { LanguageLink } from "../../middleware/language.ts";
 import { LanguageSwitch } from "../site/shell.tsx";
 import { Csrf } from "./components.tsx";
 
@@ -187,7 +187,7 @@ const NAV: {
   { href: "/account", key: "nav.account", roles: ["user", "editor", "admin"] },
 ];
 
-/** What every page of the interface is rendered with (see routes/web/kit.ts). */
+/** What every page of the interface is rendered with (see routes/app/kit.ts). */
 export interface PageProps {
   nonce: string;
   lang: string;

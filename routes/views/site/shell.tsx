@@ -6,7 +6,7 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import type { Translate } from "../../../lib/i18n.ts";
-import type { LanguageLink } from "../../language.ts";
+import type { LanguageLink } from "../../middleware/language.ts";
 
 /** What every page knows about the instance, and the language it is in. */
 export interface SiteInfo {
@@ -14,7 +14,7 @@ export interface SiteInfo {
   description: string;
   /** Public origin without a trailing slash. */
   baseUrl: string;
-  /** The locale of the page (`<html lang>`, dates): see routes/language.ts. */
+  /** The locale of the page (`<html lang>`, dates): see routes/middleware/language.ts. */
   locale: string;
   timezone: string;
   /** The page's strings. */

@@ -1,0 +1,247 @@
+/** User management: admin CRUD and the caller's own account. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { USER_ROLES } from "../../db/schema.ts";
+import {
+  createUser,
+  deleteUser,
+  findUserById,
+  listUsers,
+  serializeUser,
+  updateUser,
+} from "../../lib/users.ts";
+import { notFound } from "../../lib/errors.ts";
+import { changeOwnPassword } from "../../lib/auth/password-change.ts";
+import {
+  bearerSecurity,
+  clientAddress,
+  requireAuth,
+  requireRole,
+} from "../middleware/auth.ts";
+import { loginTokenResponse, TokenResponse } from "./login.ts";
+import type { AppEnv, RouteDeps } from "../env.ts";
+import {
+  bodyOf,
+  errorResponses,
+  IdParam,
+  jsonOrForm,
+  pagingQuery,
+  requireBody,
+  validationHook,
+} from "../middleware/validation.ts";
+
+export const UserSchema = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  description: z.string(),
+  is_active: z.boolean(),
+  to_notify: z.boolean(),
+  role: z.enum(USER_ROLES),
+  createdAt: z.string().openapi({ format: "date-time" }),
+  updatedAt: z.string().openapi({ format: "date-time" }),
+}).openapi("User");
+
+const UserList = z.object({
+  data: z.array(UserSchema),
+  count: z.number().int(),
+  totalPages: z.number().int(),
+}).openapi("UserList");
+
+const password = z.string().min(8, "must be at least 8 characters").max(1024);
+
+const NewUserBody = z.object({
+  email: z.email().max(320),
+  password,
+  role: z.enum(USER_ROLES).optional(),
+  description: z.string().max(2000).optional(),
+  is_active: z.boolean().optional(),
+  to_notify: z.boolean().optional(),
+}).openapi("NewUser");
+
+const UserPatchBody = z.strictObject({
+  role: z.enum(USER_ROLES).optional(),
+  is_active: z.boolean().optional(),
+  description: z.string().max(2000).optional(),
+  to_notify: z.boolean().optional(),
+  password: password.optional(),
+}).openapi("UserPatch");
+
+const PasswordChangeBody = z.strictObject({
+  current_password: z.string().min(1).max(1024),
+  new_password: password,
+}).openapi("PasswordChange");
+
+const userJson = {
+  content: { "application/json": { schema: UserSchema } },
+};
+
+const meRoute = createRoute({
+  method: "get",
+  path: "/api/users/me",
+  tags: ["users"],
+  summary: "The signed-in user",
+  security: bearerSecurity,
+  responses: {
+    200: { description: "The user", ...userJson },
+    ...errorResponses(401, 403),
+  },
+});
+
+const changePasswordRoute = createRoute({
+  method: "put",
+  path: "/api/users/me/password",
+  tags: ["users"],
+  summary: "Change your own password (login tokens only)",
+  description:
+    "Needs the current password. Every login token issued before the change " +
+    "stops working (this one included) and every application you authorised " +
+    "is revoked; the answer carries a new token. A wrong current password is " +
+    "403 `invalid_credentials` and counts toward the login limit " +
+    "(10 failures in 15 minutes, then 429 with Retry-After).",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(PasswordChangeBody) },
+  responses: {
+    200: {
+      description: "A new access token",
+      content: { "application/json": { schema: TokenResponse } },
+    },
+    ...errorResponses(400, 401, 403, 415, 429),
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/api/users",
+  tags: ["users"],
+  summary: "List users (admin)",
+  security: bearerSecurity,
+  request: { query: pagingQuery(20, 100) },
+  responses: {
+    200: {
+      description: "One page of users, oldest first",
+      content: { "application/json": { schema: UserList } },
+    },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+const createUserRoute = createRoute({
+  method: "post",
+  path: "/api/users",
+  tags: ["users"],
+  summary: "Create a user (admin)",
+  security: bearerSecurity,
+  request: { body: jsonOrForm(NewUserBody) },
+  responses: {
+    201: { description: "The new user", ...userJson },
+    ...errorResponses(400, 401, 403, 409, 415),
+  },
+});
+
+const getUserRoute = createRoute({
+  method: "get",
+  path: "/api/users/{id}",
+  tags: ["users"],
+  summary: "One user (admin)",
+  security: bearerSecurity,
+  request: { params: IdParam },
+  responses: {
+    200: { description: "The user", ...userJson },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+const patchUserRoute = createRoute({
+  method: "patch",
+  path: "/api/users/{id}",
+  tags: ["users"],
+  summary: "Change a user's role, state, description or password (admin)",
+  description: "The last active admin cannot be demoted or deactivated (409).",
+  security: bearerSecurity,
+  request: { params: IdParam, body: jsonOrForm(UserPatchBody) },
+  responses: {
+    200: { description: "The updated user", ...userJson },
+    ...errorResponses(400, 401, 403, 404, 409, 415),
+  },
+});
+
+const deleteUserRoute = createRoute({
+  method: "delete",
+  path: "/api/users/{id}",
+  tags: ["users"],
+  summary: "Delete a user (admin)",
+  description:
+    "Their events stay, without an owner. The last active admin cannot be deleted (409).",
+  security: bearerSecurity,
+  request: { params: IdParam },
+  responses: {
+    204: { description: "Deleted" },
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
+
+export function userRoutes(deps: RouteDeps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const { db } = deps.database;
+  const admin = [requireAuth(deps), requireRole("admin")];
+
+  app.openapi(
+    { ...meRoute, middleware: [requireAuth(deps)] },
+    (c) => c.json(serializeUser(c.get("auth").user), 200),
+  );
+
+  app.openapi(
+    { ...changePasswordRoute, middleware: [requireAuth(deps), requireBody] },
+    async (c) => {
+      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const user = await changeOwnPassword(
+        { db, clock: deps.clock, hasher: deps.hasher },
+        c.get("auth").user,
+        { current: body.current_password, next: body.new_password },
+        clientAddress(c, deps.config),
+      );
+      return await loginTokenResponse(c, deps, user);
+    },
+  );
+
+  app.openapi({ ...listRoute, middleware: admin }, async (c) => {
+    const { page, pageSize } = c.req.valid("query");
+    const result = await listUsers(db, page, pageSize);
+    return c.json({ ...result, data: result.data.map(serializeUser) }, 200);
+  });
+
+  app.openapi(
+    { ...createUserRoute, middleware: [...admin, requireBody] },
+    async (c) => {
+      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const user = await createUser(db, deps.hasher, deps.clock, body);
+      return c.json(serializeUser(user), 201);
+    },
+  );
+
+  app.openapi({ ...getUserRoute, middleware: admin }, async (c) => {
+    const user = await findUserById(db, c.req.valid("param").id);
+    if (!user) throw notFound("User");
+    return c.json(serializeUser(user), 200);
+  });
+
+  app.openapi(
+    { ...patchUserRoute, middleware: [...admin, requireBody] },
+    async (c) => {
+      const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
+      const user = await updateUser(
+        db,
+        deps.hasher,
+        deps.clock,
+        c.req.valid("param").id,
+        body,
+      );
+      return c.json(serializeUser(user), 200);
+    },
+  );
+
+  app.openapi({ ...deleteUserRoute, middleware: admin }, async (c) => {
+    await deleteUser(db, c.req.valid("param").id);
+    return c.body(null, 204);
+  });
+  return app;
+}

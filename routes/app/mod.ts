@@ -1,0 +1,39 @@
+/**
+ * The web interface for members, editors and admins (docs/WEB.md): one
+ * module per area, all sharing the session kit (routes/app/kit.ts).
+ */
+import { Hono } from "hono";
+import type { AppEnv, RouteDeps } from "../env.ts";
+import { accountRoutes } from "./account.ts";
+import { eventPageRoutes } from "./events.ts";
+import { clientRoutes } from "./clients.ts";
+import { collectionRoutes } from "./collections.ts";
+import { fediverseRoutes } from "./fediverse.ts";
+import { createWebKit } from "./kit.ts";
+import { moderationRoutes } from "./moderation.ts";
+import { settingsRoutes } from "./settings.ts";
+import { sourcePageRoutes } from "./sources.ts";
+import { submitRoutes } from "./submit.ts";
+import { usersRoutes } from "./users.ts";
+
+/** Every page of the signed-in interface. */
+export function webRoutes(deps: RouteDeps) {
+  const app = new Hono<AppEnv>();
+  const web = createWebKit(deps);
+  app.route("/", accountRoutes(deps, web));
+  app.route("/", submitRoutes(deps, web));
+  app.route("/", moderationRoutes(deps, web));
+  app.route("/", eventPageRoutes(deps, web));
+  app.route("/", usersRoutes(deps, web));
+  app.route("/", settingsRoutes(deps, web));
+  app.route("/", fediverseRoutes(deps, web));
+  app.route("/", collectionRoutes(deps, web));
+  app.route("/", clientRoutes(deps, web));
+  app.route("/", sourcePageRoutes(deps, web));
+  return app;
+}
+
+/** The pages whose forms may carry an image (the upload's body limit applies). */
+export function isWebUploadPath(path: string): boolean {
+  return path === "/submit" || /^\/events\/[1-9][0-9]*\/edit$/.test(path);
+}
