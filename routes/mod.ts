@@ -1,34 +1,32 @@
 /** The composition root: `createApp(deps)` builds the whole HTTP application. */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { ApiError } from "../lib/errors.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "./env.ts";
+import type { RouteModule } from "./module.ts";
 import { errorHandler, notFoundHandler } from "./middleware/errors.ts";
-import { healthRoutes } from "./api/health.ts";
 import { createJwtCodec } from "./middleware/jwt.ts";
-import { loginRoutes } from "./api/login.ts";
-import { settingsRoutes } from "./api/settings.ts";
-import { userRoutes } from "./api/users.ts";
-import { eventRoutes } from "./api/events/mod.ts";
-import { catalogRoutes } from "./api/catalog.ts";
-import { mediaRoutes } from "./api/media.ts";
 import { validationHook } from "./middleware/validation.ts";
-import { oauthRoutes } from "./oauth/mod.ts";
-import { authorizeRoutes } from "./oauth/authorize.ts";
-import { apActorRoutes, federationMiddleware } from "./federation/mod.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
-import { curationRoutes } from "./api/curation.ts";
-import { feedRoutes } from "./site/feeds.ts";
-import { pageRoutes } from "./site/pages.ts";
-import { isWebUploadPath, webRoutes } from "./app/mod.ts";
-import { sourceRoutes } from "./api/sources.ts";
-import { SOURCE_MAX_BYTES } from "../lib/imports/sources.ts";
-import { CACHED_ROUTES, publicReadCache } from "./middleware/cache.ts";
+import { cachedRoutes, publicReadCache } from "./middleware/cache.ts";
+import { bodyLimits } from "./middleware/body-limit.ts";
+import { healthModule } from "./api/health.ts";
+import { loginModule } from "./api/login.ts";
+import { usersModule } from "./api/users.ts";
+import { settingsModule } from "./api/settings.ts";
+import { sourcesModule } from "./api/sources.ts";
+import { eventsModule } from "./api/events/mod.ts";
+import { catalogModule } from "./api/catalog.ts";
+import { mediaModule } from "./api/media.ts";
+import { curationModule } from "./api/curation.ts";
+import { oauthModule } from "./oauth/mod.ts";
+import { authorizeModule } from "./oauth/authorize.ts";
+import { apActorsModule, federationModule } from "./federation/mod.ts";
+import { feedsModule } from "./site/feeds.ts";
+import { appModule } from "./app/mod.ts";
+import { siteModule } from "./site/mod.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { randomToken } from "../lib/auth/tokens.ts";
 import { apiDocsRenderer } from "./views/api-docs.tsx";
-import { INBOX_MAX_BYTES } from "../lib/federation/inbox-guard.ts";
 
 export type { AppDeps } from "./env.ts";
 
@@ -40,19 +38,44 @@ const PUBLIC_CACHE_BYTES = 8 * 1024 * 1024;
  */
 const FILTERED_CACHE_BYTES = 2 * 1024 * 1024;
 
-/** The shared inbox and the instance actor's inbox. */
-function isInboxPath(path: string): boolean {
-  return path === "/federation/inbox" ||
-    /^\/federation\/u\/[^/]+\/inbox$/.test(path);
-}
-
-/** The paths federationMiddleware answers or looks at. */
-const FEDERATION_PATHS = [
-  "/federation/*",
-  "/.well-known/*",
-  "/nodeinfo/*",
-  "/event/*",
+/**
+ * Every route module, in the order `createApp` mounts them. The order is the
+ * OpenAPI document's, and it decides where two modules could answer one
+ * request (tests/route-order.test.ts):
+ * - federation first: Fedify answers its paths, and an event's page asked
+ *   for as ActivityPub, before any route;
+ * - sources before events: /api/events/import is not an event id;
+ * - feeds before the site: /event/{slug}.ics is a calendar, not a page;
+ * - the site last: its pages answer only what nothing else answered.
+ * Each module declares what the public-read cache may keep of its answers
+ * and its body limits (routes/module.ts); nothing else lists its paths.
+ */
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  federationModule,
+  healthModule,
+  loginModule,
+  usersModule,
+  settingsModule,
+  feedsModule,
+  sourcesModule,
+  eventsModule,
+  catalogModule,
+  mediaModule,
+  oauthModule,
+  authorizeModule,
+  apActorsModule,
+  curationModule,
+  appModule,
+  siteModule,
 ];
+
+/** What the public-read cache may keep, as the modules declare it. */
+export const CACHE_RULES = ROUTE_MODULES.flatMap((module) =>
+  module.cacheable ?? []
+);
+
+/** The GET patterns the public-read cache's middleware is mounted on. */
+export const CACHED_ROUTES = cachedRoutes(CACHE_RULES);
 
 /** Builds the application from its dependencies. */
 export function createApp(deps: AppDeps) {
@@ -81,6 +104,7 @@ export function createApp(deps: AppDeps) {
   // as they were sent (every header below included): a hit does nothing else.
   const readCache = publicReadCache(
     routeDeps,
+    CACHE_RULES,
     new ResponseCache({
       ttlMs: deps.config.publicCacheMs,
       maxBytes: PUBLIC_CACHE_BYTES,
@@ -109,57 +133,18 @@ export function createApp(deps: AppDeps) {
       maxAge: 86_400,
     }),
   );
-  const limitTo = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ApiError(
-          413,
-          "payload_too_large",
-          `The body is larger than ${maxSize} bytes`,
-        );
-      },
-    });
-  const defaultLimit = limitTo(deps.config.bodyLimit);
-  // Multipart bodies of the routes that take a file may be as large as an upload.
-  const uploadLimit = limitTo(deps.config.mediaMaxBytes + 64 * 1024);
-  // Inboxes take what anyone on the internet sends: a limit of their own.
-  const inboxLimit = limitTo(INBOX_MAX_BYTES);
-  // An .ics file, in whichever body type it comes.
-  const calendarLimit = limitTo(SOURCE_MAX_BYTES + 64 * 1024);
-  // Requests without a body (GET, HEAD, OPTIONS) have nothing to limit.
-  app.on(["POST", "PUT", "PATCH", "DELETE"], "*", (c, next) => {
-    if (isInboxPath(c.req.path)) return inboxLimit(c, next);
-    if (c.req.path === "/api/events/import") return calendarLimit(c, next);
-    const upload =
-      /^multipart\/form-data/i.test(c.req.header("content-type") ?? "") &&
-      (c.req.path === "/api/media" || c.req.path.startsWith("/api/events") ||
-        isWebUploadPath(c.req.path));
-    return (upload ? uploadLimit : defaultLimit)(c, next);
-  });
+  // Requests without a body (GET, HEAD, OPTIONS) have nothing to limit;
+  // the modules declare the limits other than BODY_LIMIT.
+  app.on(
+    ["POST", "PUT", "PATCH", "DELETE"],
+    "*",
+    bodyLimits(
+      deps.config,
+      ROUTE_MODULES.flatMap((module) => module.bodyLimits ?? []),
+    ),
+  );
 
-  // Fedify answers its own paths (actor, inbox, objects, WebFinger, NodeInfo),
-  // and an event's page asked for as ActivityPub is sent to its object:
-  // other paths never pass through it.
-  const federation = federationMiddleware(routeDeps);
-  for (const path of FEDERATION_PATHS) app.use(path, federation);
-
-  app.route("/", healthRoutes(routeDeps));
-  app.route("/", loginRoutes(routeDeps));
-  app.route("/", userRoutes(routeDeps));
-  app.route("/", settingsRoutes(routeDeps));
-  app.route("/", feedRoutes(routeDeps));
-  // Before the events' routes: /api/events/import is not an event id.
-  app.route("/", sourceRoutes(routeDeps));
-  app.route("/", eventRoutes(routeDeps));
-  app.route("/", catalogRoutes(routeDeps));
-  app.route("/", mediaRoutes(routeDeps));
-  app.route("/", oauthRoutes(routeDeps));
-  app.route("/", authorizeRoutes(routeDeps));
-  app.route("/", apActorRoutes(routeDeps));
-  app.route("/", curationRoutes(routeDeps));
-  app.route("/", webRoutes(routeDeps));
-  app.route("/", pageRoutes(routeDeps));
+  for (const module of ROUTE_MODULES) app.route("/", module.routes(routeDeps));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

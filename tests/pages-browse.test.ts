@@ -16,7 +16,7 @@ import {
   parseMonth,
   startOfDay,
 } from "../lib/pages/calendar.ts";
-import { CACHED_ROUTES } from "../routes/middleware/cache.ts";
+import { CACHED_ROUTES } from "../routes/mod.ts";
 import {
   bolognaInstance,
   call,

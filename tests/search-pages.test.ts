@@ -15,7 +15,8 @@ import { Hono } from "hono";
 import { translator } from "../lib/i18n.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { FixedClock } from "../lib/clock.ts";
-import { CACHED_ROUTES, publicReadCache } from "../routes/middleware/cache.ts";
+import { publicReadCache } from "../routes/middleware/cache.ts";
+import { CACHE_RULES, CACHED_ROUTES } from "../routes/mod.ts";
 import { DatabaseSync } from "node:sqlite";
 import { openDatabase } from "../db/client.ts";
 import { events } from "../db/schema.ts";
@@ -750,7 +751,7 @@ Deno.test("cache: random filtered answers push out only each other, never the pl
     maxBytes: 100_000,
     clock,
   });
-  const cache = publicReadCache(deps, main, filtered);
+  const cache = publicReadCache(deps, CACHE_RULES, main, filtered);
   const app = new Hono<AppEnv>();
   app.on("GET", CACHED_ROUTES, cache.middleware);
   let built = 0;

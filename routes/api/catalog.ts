@@ -13,6 +13,7 @@ import {
   requireRole,
 } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { EventSummarySchema, PlaceSchema } from "./events/schemas.ts";
 import {
   bodyOf,
@@ -159,3 +160,9 @@ export function catalogRoutes(deps: RouteDeps) {
   );
   return app;
 }
+
+/** The catalog module, as routes/mod.ts mounts it. */
+export const catalogModule: RouteModule = {
+  name: "catalog",
+  routes: catalogRoutes,
+};

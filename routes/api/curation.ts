@@ -26,6 +26,7 @@ import {
   requireRole,
 } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import { EventSummarySchema } from "./events/schemas.ts";
 import {
@@ -454,3 +455,14 @@ export function curationRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/** Collections, filters, resources; a collection's events are the same for every reader. */
+export const curationModule: RouteModule = {
+  name: "curation",
+  routes: curationRoutes,
+  cacheable: [{
+    routes: ["/api/collections/*"],
+    paths: [/^\/api\/collections\/[^/]+\/events$/],
+    variant: "shared",
+  }],
+};

@@ -1,6 +1,7 @@
 /** GET /api/health: 200 while the database answers. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { ErrorSchema, validationHook } from "../middleware/validation.ts";
 
 const healthRoute = createRoute({
@@ -43,3 +44,9 @@ export function healthRoutes(deps: RouteDeps) {
   });
   return app;
 }
+
+/** The health module, as routes/mod.ts mounts it. */
+export const healthModule: RouteModule = {
+  name: "health",
+  routes: healthRoutes,
+};

@@ -5,6 +5,7 @@ import { authenticateWithPassword } from "../../lib/auth/login.ts";
 import { issueAccessToken } from "../../lib/auth/tokens.ts";
 import { clientAddress } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import {
   bodyOf,
   errorResponses,
@@ -82,3 +83,6 @@ export async function loginTokenResponse(
   c.header("Cache-Control", "no-store");
   return c.json(token, 200);
 }
+
+/** The login module, as routes/mod.ts mounts it. */
+export const loginModule: RouteModule = { name: "login", routes: loginRoutes };

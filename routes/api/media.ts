@@ -6,6 +6,8 @@ import { parseRange } from "../../lib/media/range.ts";
 import { imageSaver, parseFocalPoint } from "../../lib/media/upload.ts";
 import { bearerSecurity, requireAuth } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { uploadMaxBytes } from "../middleware/body-limit.ts";
+import type { RouteModule } from "../module.ts";
 import { imageUploadDeps } from "./event-writes.ts";
 import { EVENT_WRITE_SCOPE, MediaSchema } from "./events/schemas.ts";
 import { errorResponses, validationHook } from "../middleware/validation.ts";
@@ -157,3 +159,14 @@ export function mediaRoutes(deps: RouteDeps) {
   });
   return app;
 }
+
+/** Images: an upload's body may be as large as the upload allowed. */
+export const mediaModule: RouteModule = {
+  name: "media",
+  routes: mediaRoutes,
+  bodyLimits: [{
+    matches: (path) => path === "/api/media",
+    maxBytes: uploadMaxBytes,
+    multipartOnly: true,
+  }],
+};

@@ -11,6 +11,7 @@ import {
   requireRole,
 } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import {
   bodyOf,
@@ -108,3 +109,14 @@ export function settingsRoutes(deps: RouteDeps) {
   );
   return app;
 }
+
+/** The settings API; what anyone may know of the instance is the same for every reader. */
+export const settingsModule: RouteModule = {
+  name: "settings",
+  routes: settingsRoutes,
+  cacheable: [{
+    routes: ["/api/instance"],
+    paths: [/^\/api\/instance$/],
+    variant: "shared",
+  }],
+};

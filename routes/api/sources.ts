@@ -36,6 +36,7 @@ import {
   requireRole,
 } from "../middleware/auth.ts";
 import type { AppDeps, AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import { EVENT_WRITE_SCOPE } from "./events/schemas.ts";
 import {
@@ -479,3 +480,17 @@ export function sourceRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/**
+ * Calendar sources and the one-off import. Mounted before the events API
+ * (routes/mod.ts): /api/events/import is not an event id. The import takes
+ * an .ics file, in whichever body type it comes.
+ */
+export const sourcesModule: RouteModule = {
+  name: "sources",
+  routes: sourceRoutes,
+  bodyLimits: [{
+    matches: (path) => path === "/api/events/import",
+    maxBytes: () => SOURCE_MAX_BYTES + 64 * 1024,
+  }],
+};

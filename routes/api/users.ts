@@ -19,6 +19,7 @@ import {
 } from "../middleware/auth.ts";
 import { loginTokenResponse, TokenResponse } from "./login.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import {
   bodyOf,
   errorResponses,
@@ -245,3 +246,6 @@ export function userRoutes(deps: RouteDeps) {
   });
   return app;
 }
+
+/** The users module, as routes/mod.ts mounts it. */
+export const usersModule: RouteModule = { name: "users", routes: userRoutes };

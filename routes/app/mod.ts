@@ -4,6 +4,8 @@
  */
 import { Hono } from "hono";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import { uploadMaxBytes } from "../middleware/body-limit.ts";
+import type { RouteModule } from "../module.ts";
 import { accountRoutes } from "./account.ts";
 import { eventPageRoutes } from "./events.ts";
 import { clientRoutes } from "./clients.ts";
@@ -37,3 +39,14 @@ export function webRoutes(deps: RouteDeps) {
 export function isWebUploadPath(path: string): boolean {
   return path === "/submit" || /^\/events\/[1-9][0-9]*\/edit$/.test(path);
 }
+
+/** The signed-in interface; its forms that carry an image take the upload's limit. */
+export const appModule: RouteModule = {
+  name: "app",
+  routes: webRoutes,
+  bodyLimits: [{
+    matches: isWebUploadPath,
+    maxBytes: uploadMaxBytes,
+    multipartOnly: true,
+  }],
+};

@@ -4,7 +4,8 @@
  * remote actors and instances.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
+import { INBOX_MAX_BYTES } from "../../lib/federation/inbox-guard.ts";
 import { ApiError, notFound } from "../../lib/errors.ts";
 import {
   findActorWithInstance,
@@ -23,6 +24,7 @@ import {
 } from "../middleware/auth.ts";
 import { errorCodeFor } from "../middleware/errors.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import {
   bodyOf,
   errorResponses,
@@ -412,3 +414,43 @@ export function apActorRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/** The shared inbox and the instance actor's inbox. */
+function isInboxPath(path: string): boolean {
+  return path === "/federation/inbox" ||
+    /^\/federation\/u\/[^/]+\/inbox$/.test(path);
+}
+
+/** The paths federationMiddleware answers or looks at. */
+const FEDERATION_PATHS = [
+  "/federation/*",
+  "/.well-known/*",
+  "/nodeinfo/*",
+  "/event/*",
+];
+
+/**
+ * Fedify answers its own paths (actor, inbox, objects, WebFinger, NodeInfo),
+ * and an event's page asked for as ActivityPub is sent to its object: other
+ * paths never pass through it. First in routes/mod.ts's order, before every
+ * route. Inboxes take what anyone on the internet sends: a limit of their own.
+ */
+export const federationModule: RouteModule = {
+  name: "federation",
+  routes(deps) {
+    const app = new Hono<AppEnv>();
+    const federation = federationMiddleware(deps);
+    for (const path of FEDERATION_PATHS) app.use(path, federation);
+    return app;
+  },
+  bodyLimits: [{
+    matches: isInboxPath,
+    maxBytes: () => INBOX_MAX_BYTES,
+  }],
+};
+
+/** Admin endpoints for remote actors and instances (under /api). */
+export const apActorsModule: RouteModule = {
+  name: "ap_actors",
+  routes: apActorRoutes,
+};

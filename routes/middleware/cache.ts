@@ -8,104 +8,19 @@
  * expires, after PUBLIC_CACHE_MS at most.
  */
 import type { MiddlewareHandler } from "hono";
-import {
-  canonicalEmbedQuery,
-  parseEmbedOptions,
-} from "../../lib/embed/options.ts";
 import { notModified } from "../../lib/feeds/conditional.ts";
-import { canonicalFilterQuery } from "../../lib/events/filter.ts";
-import { SEARCH_EXTRA_PARAMS } from "../../lib/pages/search.ts";
 import { PUBLIC_LANGUAGES } from "../../lib/i18n.ts";
 import type { CachedAnswer, ResponseCache } from "../../lib/response-cache.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { CacheRule } from "../module.ts";
 import { languageAsked } from "./language.ts";
 
-/** Paths whose anonymous answers are the same for every reader. */
-const CACHEABLE = [
-  /^\/api\/instance$/,
-  /^\/api\/events$/,
-  /^\/api\/events\/tag\/[^/]+$/,
-  /^\/api\/events\/(?!mine$)[^/]+$/,
-  /^\/api\/collections\/[^/]+\/events$/,
-  /^\/feed\/[^/]+(\/(tag|place|collection)\/[^/]+)?$/,
-];
-
 /**
- * The public pages (routes/site/pages.ts): the same for every reader of one
- * language, so their key carries the language the request asks for.
+ * The GET patterns the cache's middleware is mounted on (routes/mod.ts):
+ * those of every rule.
  */
-const PAGES =
-  /^\/$|^\/search$|^\/(tag|place|collection)\/[^/]+$|^\/event\/[^/]+(?<!\.ics)$|^\/(past|tags|places)$|^\/calendar\/[^/]+$/;
-
-/** The instance feed, which takes the search page's filter (lib/events/filter.ts). */
-const INSTANCE_FEED = /^\/feed\/[^/]+$/;
-
-/** The instance feed's parameters besides the filter's. */
-const FEED_EXTRA_PARAMS = [{
-  name: "past_days",
-  pattern: /^(?:0|[1-9]\d{0,2})$/,
-}];
-
-/** The only parameter of the tag, place and collection feeds. */
-const PAST_DAYS_ONLY = /^(?:past_days=(?:0|[1-9]\d{0,2}))?$/;
-
-/**
- * Whether an answer to `path` with `query` (without `?`) may be kept, and
- * where. Filtered answers (the search page and the instance feed with a
- * filter) are kept only for canonical query strings (lib/events/filter.ts),
- * so that a filter written in many ways costs one entry, and apart from the
- * others: random searches can only push out each other, never the home page
- * or the plain feeds. Null: not kept.
- */
-function placeOf(path: string, query: string): "main" | "filtered" | null {
-  if (path === "/search") {
-    if (query === "") return "main";
-    return canonicalFilterQuery(query, SEARCH_EXTRA_PARAMS) === query
-      ? "filtered"
-      : null;
-  }
-  if (!path.startsWith("/feed/")) return "main";
-  if (INSTANCE_FEED.test(path)) {
-    if (PAST_DAYS_ONLY.test(query)) return "main";
-    return canonicalFilterQuery(query, FEED_EXTRA_PARAMS) === query
-      ? "filtered"
-      : null;
-  }
-  return PAST_DAYS_ONLY.test(query) ? "main" : null;
-}
-
-/** The GET paths the cache middleware is mounted on (routes/mod.ts). */
-export const CACHED_ROUTES = [
-  "/api/instance",
-  "/api/events",
-  "/api/events/*",
-  "/api/collections/*",
-  "/feed/*",
-  "/",
-  "/search",
-  "/event/*",
-  "/tag/*",
-  "/place/*",
-  "/collection/*",
-  "/embed",
-  "/past",
-  "/tags",
-  "/places",
-  "/calendar/*",
-];
-
-/**
- * Feeds tell clients they may keep them five minutes (max-age=300) and cost
- * the most to build: on the embedded database, whose marker sees every
- * write, they are kept a minute unless a write ends that sooner. On a remote
- * database they expire as everything else, after PUBLIC_CACHE_MS, which
- * bounds how long another isolate's write goes unseen.
- */
-const FEED_TTL_MS = 60_000;
-
-/** Whether a GET of `path` may be answered from the public-read cache. */
-function isCacheablePath(path: string): boolean {
-  return CACHEABLE.some((re) => re.test(path));
+export function cachedRoutes(rules: readonly CacheRule[]): string[] {
+  return rules.flatMap((rule) => rule.routes);
 }
 
 /**
@@ -116,22 +31,6 @@ function isCacheablePath(path: string): boolean {
  */
 function pageVariant(request: Request): string {
   return languageAsked(request, PUBLIC_LANGUAGES).requested ?? "";
-}
-
-/**
- * The key of an embedded list (`/embed`, framed by other sites: each of
- * their visitors asks for it): its options in one canonical order, so the
- * same list asked with its tags in another order or case is one entry;
- * null for options that are not valid (a 400, never kept).
- */
-function embedKey(target: string): string | null {
-  const query = target.indexOf("?");
-  const parsed = parseEmbedOptions(
-    new URLSearchParams(query === -1 ? "" : target.slice(query + 1)),
-  );
-  return parsed.ok
-    ? `/embed?${canonicalEmbedQuery(parsed.options, false)}`
-    : null;
 }
 
 /** Bodies kept as text: JSON, XML, iCalendar and other text types. */
@@ -218,18 +117,22 @@ const MAX_KEY_ACCEPT = 256;
 
 /**
  * Serves anonymous GETs of cacheable paths from `cache`, filling it on a
- * miss; filtered answers (see placeOf) go to `filtered`, a smaller cache of
- * their own (by default a part of `cache`).
+ * miss; filtered answers (CacheRule.place in routes/module.ts) go to
+ * `filtered`, a smaller cache of their own (by default a part of `cache`).
  */
 export function publicReadCache(
   deps: RouteDeps,
+  rules: readonly CacheRule[],
   cache: ResponseCache,
   filtered: ResponseCache = cache,
 ): PublicReadCache {
+  /** The rule of the first module that declares `path` cacheable. */
+  const ruleOf = (path: string): CacheRule | undefined =>
+    rules.find((rule) => rule.paths.some((re) => re.test(path)));
   /** The cache key of an anonymous GET of a cacheable path, and its cache; or null. */
   const keyOf = (
     request: Request,
-  ): { key: string; store: ResponseCache } | null => {
+  ): { key: string; store: ResponseCache; rule: CacheRule } | null => {
     if (
       !cache.enabled || request.method !== "GET" ||
       request.headers.has("authorization")
@@ -244,21 +147,22 @@ export function publicReadCache(
       .replace(/\s+/g, "");
     if (accept.length > MAX_KEY_ACCEPT) return null;
     const [path, query] = split(target);
-    if (path === "/embed") {
-      // Its options are endless combinations too: kept with the filtered.
-      const key = embedKey(target);
+    const rule = ruleOf(path);
+    if (rule === undefined) return null;
+    if (rule.key) {
+      // Endless combinations too (the embedded list's options): kept with
+      // the filtered, under the rule's canonical key.
+      const key = rule.key(target);
       return key === null
         ? null
-        : { key: `${key}\n${pageVariant(request)}`, store: filtered };
+        : { key: `${key}\n${pageVariant(request)}`, store: filtered, rule };
     }
-    const page = PAGES.test(path);
-    if (!page && !isCacheablePath(path)) return null;
-    const place = placeOf(path, query);
+    const place = rule.place ? rule.place(path, query) : "main";
     if (place === null) return null;
     const store = place === "main" ? cache : filtered;
-    return page
-      ? { key: `${target}\n${accept}\n${pageVariant(request)}`, store }
-      : { key: `${target}\n${accept}`, store };
+    return rule.variant === "language"
+      ? { key: `${target}\n${accept}\n${pageVariant(request)}`, store, rule }
+      : { key: `${target}\n${accept}`, store, rule };
   };
   return {
     hit(request) {
@@ -272,12 +176,12 @@ export function publicReadCache(
     middleware: async (c, next) => {
       const found = keyOf(c.req.raw);
       if (found === null) return await next();
-      const { key, store } = found;
+      const { key, store, rule } = found;
       const marker = deps.database.changeMarker();
       if (marker === null) return await next();
       let ran = false;
-      const ttl = deps.database.embedded && c.req.path.startsWith("/feed/")
-        ? Math.max(deps.config.publicCacheMs, FEED_TTL_MS)
+      const ttl = deps.database.embedded && rule.embeddedTtlMs !== undefined
+        ? Math.max(deps.config.publicCacheMs, rule.embeddedTtlMs)
         : deps.config.publicCacheMs;
       const answer = await store.getOrCompute(key, marker, async () => {
         ran = true;

@@ -25,6 +25,7 @@ import {
 import { OAUTH_SCOPES } from "../../lib/oauth/scopes.ts";
 import { clientAddress } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import { AuthorizeErrorPage, ConsentPage } from "../views/app/consent.tsx";
 
@@ -313,3 +314,9 @@ export function authorizeRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/** The authorize module, as routes/mod.ts mounts it. */
+export const authorizeModule: RouteModule = {
+  name: "authorize",
+  routes: authorizeRoutes,
+};

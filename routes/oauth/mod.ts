@@ -44,6 +44,7 @@ import {
   requireAuth,
 } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import {
   bodyOf,
   errorResponses,
@@ -562,3 +563,6 @@ export function oauthRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/** The oauth module, as routes/mod.ts mounts it. */
+export const oauthModule: RouteModule = { name: "oauth", routes: oauthRoutes };

@@ -36,6 +36,7 @@ import {
 } from "../../lib/pages/calendar.ts";
 import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import { pageNumber } from "../middleware/validation.ts";
 import {
@@ -196,3 +197,14 @@ export function browseRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/** The browse pages, the same for every reader of one language. */
+export const browseModule: RouteModule = {
+  name: "browse",
+  routes: browseRoutes,
+  cacheable: [{
+    routes: ["/", "/past", "/tags", "/places", "/calendar/*"],
+    paths: [/^\/$/, /^\/(past|tags|places)$/, /^\/calendar\/[^/]+$/],
+    variant: "language",
+  }],
+};

@@ -11,6 +11,7 @@ import type { Context } from "hono";
 import { randomToken } from "../../lib/auth/tokens.ts";
 import { unixNow } from "../../lib/clock.ts";
 import {
+  canonicalEmbedQuery,
   EMBED_MAX_LIMIT,
   EMBED_MAX_PLACES,
   EMBED_MAX_TAGS,
@@ -32,6 +33,7 @@ import {
 } from "../../lib/i18n.ts";
 import type { Settings } from "../../lib/settings.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import { languageAsked } from "../middleware/language.ts";
 import { buildEmbedScript, type EmbedScript } from "./embed-script.ts";
@@ -196,3 +198,31 @@ export function embedRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/**
+ * The key of an embedded list (`/embed`, framed by other sites: each of
+ * their visitors asks for it): its options in one canonical order, so the
+ * same list asked with its tags in another order or case is one entry;
+ * null for options that are not valid (a 400, never kept).
+ */
+function embedKey(target: string): string | null {
+  const query = target.indexOf("?");
+  const parsed = parseEmbedOptions(
+    new URLSearchParams(query === -1 ? "" : target.slice(query + 1)),
+  );
+  return parsed.ok
+    ? `/embed?${canonicalEmbedQuery(parsed.options, false)}`
+    : null;
+}
+
+/** The embedded list, one per set of options and language, kept with the filtered answers. */
+export const embedModule: RouteModule = {
+  name: "embed",
+  routes: embedRoutes,
+  cacheable: [{
+    routes: ["/embed"],
+    paths: [/^\/embed$/],
+    variant: "language",
+    key: embedKey,
+  }],
+};

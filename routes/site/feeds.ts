@@ -40,7 +40,9 @@ import { allReads, runRead } from "../../db/batch.ts";
 import { asOneStatement } from "../../db/prebuilt.ts";
 import { renderFeed, type TextFormat } from "../../lib/feeds/syndication.ts";
 import type { Settings } from "../../lib/settings.ts";
+import { canonicalFilterQuery } from "../../lib/events/filter.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import { errorResponses, validationHook } from "../middleware/validation.ts";
 
@@ -565,3 +567,50 @@ export function feedRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/** The instance feed, which takes the search page's filter (lib/events/filter.ts). */
+const INSTANCE_FEED = /^\/feed\/[^/]+$/;
+
+/** The instance feed's parameters besides the filter's. */
+const FEED_EXTRA_PARAMS = [{
+  name: "past_days",
+  pattern: /^(?:0|[1-9]\d{0,2})$/,
+}];
+
+/** The only parameter of the tag, place and collection feeds. */
+const PAST_DAYS_ONLY = /^(?:past_days=(?:0|[1-9]\d{0,2}))?$/;
+
+/**
+ * Feeds tell clients they may keep them five minutes (max-age=300) and cost
+ * the most to build: on the embedded database, whose marker sees every
+ * write, they are kept a minute unless a write ends that sooner. On a remote
+ * database they expire as everything else, after PUBLIC_CACHE_MS, which
+ * bounds how long another isolate's write goes unseen.
+ */
+const FEED_TTL_MS = 60_000;
+
+/**
+ * The feeds, the same for every reader. The instance feed with a filter is
+ * kept only for canonical query strings (lib/events/filter.ts), so that a
+ * filter written in many ways costs one entry, and with the filtered
+ * answers; the other feeds take only `past_days`.
+ */
+export const feedsModule: RouteModule = {
+  name: "feeds",
+  routes: feedRoutes,
+  cacheable: [{
+    routes: ["/feed/*"],
+    paths: [/^\/feed\/[^/]+(\/(tag|place|collection)\/[^/]+)?$/],
+    variant: "shared",
+    place(path, query) {
+      if (INSTANCE_FEED.test(path)) {
+        if (PAST_DAYS_ONLY.test(query)) return "main";
+        return canonicalFilterQuery(query, FEED_EXTRA_PARAMS) === query
+          ? "filtered"
+          : null;
+      }
+      return PAST_DAYS_ONLY.test(query) ? "main" : null;
+    },
+    embeddedTtlMs: FEED_TTL_MS,
+  }],
+};

@@ -1,9 +1,8 @@
 /**
- * The public HTML pages (server-rendered with hono/jsx, no scripts): the
- * browse pages (routes/site/browse.ts: home, calendar, past, tags, places),
- * event, tag, place and collection. Mounted after every other route, so the
- * API, feeds (`/event/{slug}.ics`) and federation content negotiation on
- * `/event/{slug}` answer first.
+ * The public pages of an event, a tag, a place and a collection
+ * (server-rendered with hono/jsx, no scripts). Mounted after every other
+ * route (routes/site/mod.ts), so the API, feeds (`/event/{slug}.ics`) and
+ * federation content negotiation on `/event/{slug}` answer first.
  */
 import { type Context, Hono } from "hono";
 import { randomToken } from "../../lib/auth/tokens.ts";
@@ -19,13 +18,11 @@ import {
   loadTagPage,
 } from "../../lib/pages/load.ts";
 import type { Settings } from "../../lib/settings.ts";
-import { embedRoutes } from "./embed.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import { pageNumber } from "../middleware/validation.ts";
-import { browseRoutes } from "./browse.ts";
 import { createPublicKit } from "./kit.ts";
-import { searchRoutes } from "./search.ts";
 import { EventView } from "../views/site/event.tsx";
 import {
   PlaceView,
@@ -57,7 +54,7 @@ function listingPageOf(
   return FIRST_LISTING_PAGE;
 }
 
-/** The public pages' routes. */
+/** The event, tag, place and collection pages. */
 export function pageRoutes(deps: RouteDeps) {
   const app = new Hono<AppEnv>();
   const { db } = deps.database;
@@ -69,9 +66,6 @@ export function pageRoutes(deps: RouteDeps) {
       title: t("public.badPage.title"),
       message: t("public.badPage.text", { max }),
     }));
-  app.route("/", browseRoutes(deps));
-  app.route("/", embedRoutes(deps));
-  app.route("/", searchRoutes(deps));
 
   app.get("/event/:slug", async (c) => {
     const settings = await settingsOf(c, db);
@@ -163,3 +157,20 @@ export function pageRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/**
+ * The event, tag, place and collection pages, the same for every reader of
+ * one language (an event's .ics file is a feed's, routes/site/feeds.ts).
+ */
+export const pagesModule: RouteModule = {
+  name: "pages",
+  routes: pageRoutes,
+  cacheable: [{
+    routes: ["/event/*", "/tag/*", "/place/*", "/collection/*"],
+    paths: [
+      /^\/(tag|place|collection)\/[^/]+$/,
+      /^\/event\/[^/]+(?<!\.ics)$/,
+    ],
+    variant: "language",
+  }],
+};

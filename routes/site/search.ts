@@ -27,7 +27,9 @@ import {
 } from "../../lib/pages/search.ts";
 import { SEARCH_MAX_TERMS, SEARCH_QUERY_MAX_LENGTH } from "../../lib/search.ts";
 import type { Translate } from "../../lib/i18n.ts";
+import { canonicalFilterQuery } from "../../lib/events/filter.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
+import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import { pageNumber } from "../middleware/validation.ts";
 import { createPublicKit } from "./kit.ts";
@@ -169,3 +171,24 @@ export function searchRoutes(deps: RouteDeps) {
 
   return app;
 }
+
+/**
+ * The search page, one per language; a search is kept only for its
+ * canonical query string (lib/events/filter.ts), with the filtered answers:
+ * random searches can only push out each other, never the home page.
+ */
+export const searchModule: RouteModule = {
+  name: "search",
+  routes: searchRoutes,
+  cacheable: [{
+    routes: ["/search"],
+    paths: [/^\/search$/],
+    variant: "language",
+    place(_path, query) {
+      if (query === "") return "main";
+      return canonicalFilterQuery(query, SEARCH_EXTRA_PARAMS) === query
+        ? "filtered"
+        : null;
+    },
+  }],
+};

@@ -6,6 +6,8 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, RouteDeps } from "../../env.ts";
+import { uploadMaxBytes } from "../../middleware/body-limit.ts";
+import type { RouteModule } from "../../module.ts";
 import { validationHook } from "../../middleware/validation.ts";
 import { eventReadRoutes } from "./reads.ts";
 import { eventWriteRoutes } from "./writes.ts";
@@ -19,3 +21,29 @@ export function eventRoutes(deps: RouteDeps) {
   eventMessageRoutes(app, deps);
   return app;
 }
+
+/**
+ * The events API. Its listings and single events are the same for every
+ * reader (a user's own events, /api/events/mine, are not); the last pattern
+ * also holds an event's iCalendar file, /api/events/{id}.ics
+ * (routes/site/feeds.ts). Uploads of an event's image take the upload's
+ * limit.
+ */
+export const eventsModule: RouteModule = {
+  name: "events",
+  routes: eventRoutes,
+  cacheable: [{
+    routes: ["/api/events", "/api/events/*"],
+    paths: [
+      /^\/api\/events$/,
+      /^\/api\/events\/tag\/[^/]+$/,
+      /^\/api\/events\/(?!mine$)[^/]+$/,
+    ],
+    variant: "shared",
+  }],
+  bodyLimits: [{
+    matches: (path) => path.startsWith("/api/events"),
+    maxBytes: uploadMaxBytes,
+    multipartOnly: true,
+  }],
+};
