@@ -1,11 +1,13 @@
 /**
- * The shared state of the federation, built once per service: the
- * dependencies, the loaders, the Fedify `Federation` (its queue wrapped to
- * handle queued publications and to bundle deliveries), the instance
- * actor's keys, and the helpers every part uses (settings when federation is
- * on, the actor's URL, events in their ActivityPub form). Dispatchers, inbox
- * listeners, publishing and trust take it as their first argument: nothing
- * here lives at module level.
+ * The federation's contexts, built once per service, one per concern:
+ * storage (database, key-value store, queue, clock, log), fetching (the
+ * loaders), identity (the public origin, the instance actor's keys, URLs and
+ * settings when federation is on), events in their ActivityPub form, the
+ * outbox (bundling, raw activities) and inbox work (the message being
+ * handled), with the Fedify `Federation` (its queue wrapped to handle queued
+ * publications and to bundle deliveries). Dispatchers, inbox listeners,
+ * publishing and trust each take only the contexts they use: nothing here
+ * lives at module level.
  */
 import {
   createExponentialBackoffPolicy,
@@ -135,29 +137,35 @@ export interface FederationDeps {
   deferPublication?: boolean;
 }
 
-/** What every part of the federation shares, built once by createFederationCore. */
-export interface FederationCore {
-  deps: FederationDeps;
+/**
+ * Where the federation keeps things: the database, the key-value store
+ * (remembering each peer's signature scheme for a while) and the queue as
+ * given; with the clock and the log every part writes to.
+ */
+export interface FederationStorage {
   db: Db;
   clock: Clock;
   log: Logger;
-  /** The public origin (no trailing slash). */
-  baseUrl: string;
-  /** The queue as given (`deps.queue`): drained on demand, told of rows a write's batch queued. */
-  source: MessageQueue & Partial<DrainableQueue>;
-  /** The queue message being handled (inbox work: the activity exactly as received). */
-  currentMessage: AsyncLocalStorage<unknown>;
-  /** Stores what publishing enqueues as one row per ordering key. */
-  bundling: BundlingQueue;
   /** The key-value store, remembering each peer's signature scheme for a while. */
   kv: KvStore;
+  /** The queue as given (`deps.queue`): drained on demand, told of rows a write's batch queued. */
+  queue: MessageQueue & Partial<DrainableQueue>;
+}
+
+/** How remote documents are fetched (through the egress guard, with Quando's limits). */
+export interface FederationFetching {
   /** Fetches with Quando's limits, signed by the instance actor; never cached. */
   freshLoader: DocumentLoader;
   /** The fresh loader behind Fedify's five-minute cache of remote documents. */
   cachedLoader: DocumentLoader;
-  federation: Federation<void>;
-  /** Activities delivered as we write them (lib/federation/raw-activities.ts). */
-  rawActivities: RawActivities;
+  /** Fetches may reach loopback and private hosts (tests, local peers). */
+  allowPrivateAddresses: boolean;
+}
+
+/** Who the instance is: its public origin, its actor's keys, URLs and settings. */
+export interface FederationIdentity {
+  /** The public origin (no trailing slash). */
+  baseUrl: string;
   /** The instance actor's key pairs (RSA, Ed25519). */
   keyPairs(): Promise<ActorKeyPairs>;
   /** Settings when federation is on, else null (everything answers 404). */
@@ -166,6 +174,10 @@ export interface FederationCore {
   urlsOf(settings: Settings): FederationUrls;
   /** The instance actor's URL. */
   me(settings: Settings): string;
+}
+
+/** Local events in their ActivityPub form. */
+export interface FederationEventForms {
   /** Places and tags of events, in two statements of a batch, for their AP form. */
   eventObjectsQuery(
     rows: EventRow[],
@@ -175,6 +187,40 @@ export interface FederationCore {
   eventObjects(rows: EventRow[], settings: Settings): Promise<EventObject[]>;
   /** An event's JSON-LD as Fedify's Event (keeping every term). */
   toVocabEvent(json: EventObject): Promise<Event>;
+}
+
+/** What publishing sends through, besides Fedify's `Federation`. */
+export interface FederationOutbox {
+  /** Stores what publishing enqueues as one row per ordering key. */
+  bundling: BundlingQueue;
+  /** Activities delivered as we write them (lib/federation/raw-activities.ts). */
+  rawActivities: RawActivities;
+  /**
+   * Publications are left to the queue, after the response; otherwise the
+   * writer publishes at once and the queue is only the fallback.
+   */
+  deferPublication: boolean;
+}
+
+/** Inbox work's view of the queue. */
+export interface FederationInboxWork {
+  /** The queue message being handled (inbox work: the activity exactly as received). */
+  currentMessage: AsyncLocalStorage<unknown>;
+}
+
+/**
+ * The federation's contexts, built once by createFederationContexts; the
+ * service hands each part (dispatchers, inbox, publishing, trust) only the
+ * ones it uses.
+ */
+export interface FederationContexts {
+  storage: FederationStorage;
+  fetching: FederationFetching;
+  identity: FederationIdentity;
+  forms: FederationEventForms;
+  outbox: FederationOutbox;
+  inboxWork: FederationInboxWork;
+  federation: Federation<void>;
 }
 
 /**
@@ -217,13 +263,13 @@ export function decodeURIComponentSafe(text: string): string | null {
 }
 
 /**
- * Builds the federation's shared state. `publishQueued` handles the
- * publications the queue hands over (publishing, built over this core).
+ * Builds the federation's contexts. `publishQueued` handles the
+ * publications the queue hands over (publishing, built over these contexts).
  */
-export function createFederationCore(
+export function createFederationContexts(
   deps: FederationDeps,
   publishQueued: (message: PublicationMessage) => Promise<void>,
-): FederationCore {
+): FederationContexts {
   const { db, clock, log, baseUrl } = deps;
   // Inbox work runs from the queue; the message holds the activity exactly as
   // received (Fedify's parsed copy drops terms it does not know).
@@ -420,25 +466,20 @@ export function createFederationCore(
   const me = (settings: Settings) => actorUrl(urlsOf(settings));
 
   return {
-    deps,
-    db,
-    clock,
-    log,
-    baseUrl,
-    source,
-    currentMessage,
-    bundling,
-    kv,
-    freshLoader,
-    cachedLoader,
+    storage: { db, clock, log, kv, queue: source },
+    fetching: {
+      freshLoader,
+      cachedLoader,
+      allowPrivateAddresses: deps.allowPrivateAddresses,
+    },
+    identity: { baseUrl, keyPairs, activeSettings, urlsOf, me },
+    forms: { eventObjectsQuery, eventObjects, toVocabEvent },
+    outbox: {
+      bundling,
+      rawActivities,
+      deferPublication: deps.deferPublication ?? false,
+    },
+    inboxWork: { currentMessage },
     federation,
-    rawActivities,
-    keyPairs,
-    activeSettings,
-    urlsOf,
-    me,
-    eventObjectsQuery,
-    eventObjects,
-    toVocabEvent,
   };
 }

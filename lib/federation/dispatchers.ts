@@ -14,7 +14,13 @@ import { and, asc, count, desc, eq, gte, isNull, lt, sql } from "drizzle-orm";
 import { events, resources } from "../../db/schema.ts";
 import { getSettings } from "../settings.ts";
 import { countFollowers, deliverableFollowers } from "./actors.ts";
-import { type FederationCore, isFederated } from "./core.ts";
+import type { Federation } from "@fedify/fedify";
+import {
+  type FederationEventForms,
+  type FederationIdentity,
+  type FederationStorage,
+  isFederated,
+} from "./core.ts";
 import { actorUrl, AS_PUBLIC } from "./object.ts";
 import { RAW_ACTIVITY_CONTEXT } from "./raw-activities.ts";
 
@@ -43,18 +49,22 @@ function pageOffset(cursor: string): number | null {
   return /^(0|[1-9]\d{0,15})$/.test(cursor) ? Number(cursor) : null;
 }
 
-/** Registers the actor, collection, object and NodeInfo dispatchers on the core's federation. */
-export function registerDispatchers(core: FederationCore): void {
-  const {
-    db,
-    clock,
-    baseUrl,
-    federation,
-    keyPairs,
-    activeSettings,
-    eventObjects,
-    toVocabEvent,
-  } = core;
+/** What the dispatchers use. */
+export interface DispatchersContext {
+  storage: FederationStorage;
+  identity: FederationIdentity;
+  forms: FederationEventForms;
+  /** Where they are registered. */
+  federation: Federation<void>;
+}
+
+/** Registers the actor, collection, object and NodeInfo dispatchers on `federation`. */
+export function registerDispatchers(
+  { storage, identity, forms, federation }: DispatchersContext,
+): void {
+  const { db, clock } = storage;
+  const { baseUrl, keyPairs, activeSettings } = identity;
+  const { eventObjects, toVocabEvent } = forms;
 
   // ---------------------------------------------------------------- actor
 
@@ -247,7 +257,7 @@ export function registerDispatchers(core: FederationCore): void {
   );
 
   federation.setNodeInfoDispatcher("/nodeinfo/2.1", async () => {
-    const info = await nodeInfo(core);
+    const info = await nodeInfo({ storage, identity });
     return {
       software: {
         name: "quando",
@@ -271,9 +281,13 @@ export function registerDispatchers(core: FederationCore): void {
 
 /** NodeInfo usage figures and links; null when federation is off. */
 export async function nodeInfo(
-  core: FederationCore,
+  { storage, identity }: {
+    storage: FederationStorage;
+    identity: FederationIdentity;
+  },
 ): Promise<NodeInfoData | null> {
-  const { db, activeSettings, urlsOf } = core;
+  const { db } = storage;
+  const { activeSettings, urlsOf } = identity;
   const settings = await activeSettings();
   if (!settings) return null;
   const [[posts], [comments], [people]] = await db.batch([

@@ -4,7 +4,7 @@
  * Delete of the event and its occurrences, signed, bundled and queued for
  * every follower's inbox), at once by the writer or later by the queue.
  */
-import { type Context, signJsonLd } from "@fedify/fedify";
+import { type Context, type Federation, signJsonLd } from "@fedify/fedify";
 import {
   type Activity,
   Create,
@@ -26,7 +26,10 @@ import type {
 import type { Settings } from "../settings.ts";
 import { deliverableFollowersQuery } from "./actors.ts";
 import {
-  type FederationCore,
+  type FederationEventForms,
+  type FederationIdentity,
+  type FederationOutbox,
+  type FederationStorage,
   isAnnounced,
   isFederated,
   type PublicationMessage,
@@ -73,23 +76,24 @@ export interface Publishing {
   publishQueued(message: PublicationMessage): Promise<void>;
 }
 
-/** Builds publishing over the core. */
-export function createPublishing(core: FederationCore): Publishing {
-  const {
-    deps,
-    db,
-    clock,
-    log,
-    baseUrl,
-    source,
-    bundling,
-    federation,
-    rawActivities,
-    activeSettings,
-    me,
-    eventObjectsQuery,
-    toVocabEvent,
-  } = core;
+/** What publishing uses. */
+export interface PublishingContext {
+  storage: FederationStorage;
+  identity: FederationIdentity;
+  forms: FederationEventForms;
+  outbox: FederationOutbox;
+  /** Whose contexts sign and send the activities. */
+  federation: Federation<void>;
+}
+
+/** Builds publishing over its contexts. */
+export function createPublishing(
+  { storage, identity, forms, outbox, federation }: PublishingContext,
+): Publishing {
+  const { db, clock, log, queue } = storage;
+  const { baseUrl, activeSettings, me } = identity;
+  const { eventObjectsQuery, toVocabEvent } = forms;
+  const { bundling, rawActivities, deferPublication } = outbox;
 
   /**
    * The Linked Data signature (RSA) of the activity carrying an event, kept
@@ -371,7 +375,7 @@ export function createPublishing(core: FederationCore): Publishing {
         RETURNING id`),
     ]);
     const count = (announced as { id: number }[]).length;
-    if (count > 0) source.noteEnqueued?.();
+    if (count > 0) queue.noteEnqueued?.();
     return count;
   }
 
@@ -399,7 +403,7 @@ export function createPublishing(core: FederationCore): Publishing {
         })`;
         // The writer publishes at once itself unless deferred.
         const available = stamp +
-          (deps.deferPublication ? 0 : PUBLICATION_GRACE_MS);
+          (deferPublication ? 0 : PUBLICATION_GRACE_MS);
         // Queued only when something of the change is (or was) on the
         // fediverse: a visible local event that is not a series template,
         // announced (not an occurrence beyond its series' horizon).
@@ -426,8 +430,8 @@ export function createPublishing(core: FederationCore): Publishing {
 
     async publishWritten({ before, after, publication }) {
       if (!publication) return;
-      if (deps.deferPublication) {
-        source.noteEnqueued?.();
+      if (deferPublication) {
+        queue.noteEnqueued?.();
         return;
       }
       try {

@@ -3,7 +3,7 @@
  * collections, WebFinger and NodeInfo, event objects, the inbox, publishing
  * through the persistent queue, and the admin operations on remote actors.
  *
- * This is where the parts are put together: the shared state
+ * This is where the parts are put together: the contexts
  * (lib/federation/core.ts), the dispatchers (dispatchers.ts), the inbox
  * listeners (inbox/), publishing (publishing.ts) and the operations on remote
  * actors (trust.ts).
@@ -21,7 +21,7 @@ import type {
 import { deleteEventsById } from "../events/remote.ts";
 import type { Settings } from "../settings.ts";
 import {
-  createFederationCore,
+  createFederationContexts,
   decodeURIComponentSafe,
   type FederationDeps,
   isFederated,
@@ -149,16 +149,36 @@ function isUnprocessableActivityError(error: unknown): boolean {
 export function createFederationService(
   deps: FederationDeps,
 ): FederationService {
-  // The queue hands queued publications to publishing, built over the core.
-  const core = createFederationCore(
+  // The queue hands queued publications to publishing, built over the contexts.
+  const {
+    storage,
+    fetching,
+    identity,
+    forms,
+    outbox,
+    inboxWork,
+    federation,
+  } = createFederationContexts(
     deps,
     (message) => publishing.publishQueued(message),
   );
-  const { db, clock, baseUrl, source, federation, activeSettings } = core;
-  registerDispatchers(core);
-  registerInboxListeners(core);
-  const publishing = createPublishing(core);
-  const trust = createTrust(core);
+  const { db, clock, queue } = storage;
+  const { baseUrl, activeSettings } = identity;
+  registerDispatchers({ storage, identity, forms, federation });
+  registerInboxListeners(federation, {
+    storage,
+    fetching,
+    identity,
+    inboxWork,
+  });
+  const publishing = createPublishing({
+    storage,
+    identity,
+    forms,
+    outbox,
+    federation,
+  });
+  const trust = createTrust({ storage, fetching, identity, federation });
 
   return {
     federation,
@@ -186,7 +206,10 @@ export function createFederationService(
           !personal ||
           decodeURIComponentSafe(personal[1]) === settings.instance_actor
         ) {
-          const refusal = await guardInboxPost(core, atPublicUrl);
+          const refusal = await guardInboxPost(
+            { storage, fetching },
+            atPublicUrl,
+          );
           if (refusal) return { response: refusal };
         }
       }
@@ -236,11 +259,11 @@ export function createFederationService(
     },
 
     drainQueue(budget) {
-      return source.drainListening?.(budget) ?? Promise.resolve(0);
+      return queue.drainListening?.(budget) ?? Promise.resolve(0);
     },
 
     hasQueuedWork() {
-      return source.hasLocalWork?.() ?? false;
+      return queue.hasLocalWork?.() ?? false;
     },
 
     async servedEventSlug(id) {
@@ -287,6 +310,6 @@ export function createFederationService(
       return rows.length;
     },
 
-    nodeInfo: () => nodeInfo(core),
+    nodeInfo: () => nodeInfo({ storage, identity }),
   };
 }

@@ -12,12 +12,18 @@ import {
   Object as APObject,
   Undo,
 } from "@fedify/vocab";
+import type { Federation } from "@fedify/fedify";
 import { z } from "zod";
 import { invalidRequest, notFound } from "../errors.ts";
 import type { ApUserRow } from "../events/serialize.ts";
 import { getSettings, type Settings } from "../settings.ts";
 import { findActor, setActorFlags, upsertActor } from "./actors.ts";
-import { asRecord, type FederationCore } from "./core.ts";
+import {
+  asRecord,
+  type FederationFetching,
+  type FederationIdentity,
+  type FederationStorage,
+} from "./core.ts";
 
 /** What an admin gives to trust: an actor URL, a handle or a domain (API and web). */
 export const trustInputSchema = z.object({
@@ -70,10 +76,14 @@ export interface Trust {
  * it (per origin).
  */
 export async function forgetProcessedActivity(
-  core: FederationCore,
+  { storage, identity }: {
+    storage: FederationStorage;
+    identity: FederationIdentity;
+  },
   id: string,
 ): Promise<void> {
-  const { db, baseUrl, kv } = core;
+  const { db, kv } = storage;
+  const { baseUrl } = identity;
   const origin = new URL(baseUrl).origin;
   const prefix = ["_fedify", "activityIdempotence"] as const;
   const settings = await getSettings(db);
@@ -87,20 +97,22 @@ export async function forgetProcessedActivity(
   ]);
 }
 
-/** Builds the trust and follow operations over the core. */
-export function createTrust(core: FederationCore): Trust {
-  const {
-    deps,
-    db,
-    clock,
-    log,
-    baseUrl,
-    kv,
-    freshLoader,
-    federation,
-    activeSettings,
-    me,
-  } = core;
+/** What the trust and follow operations use. */
+export interface TrustContext {
+  storage: FederationStorage;
+  fetching: FederationFetching;
+  identity: FederationIdentity;
+  /** Whose contexts send the Follows and their Undos. */
+  federation: Federation<void>;
+}
+
+/** Builds the trust and follow operations over their contexts. */
+export function createTrust(
+  { storage, fetching, identity, federation }: TrustContext,
+): Trust {
+  const { db, clock, log, kv } = storage;
+  const { freshLoader, allowPrivateAddresses } = fetching;
+  const { baseUrl, activeSettings, me } = identity;
 
   /**
    * A fresh id for each Follow we send: peers drop an id they have seen in
@@ -208,7 +220,7 @@ export function createTrust(core: FederationCore): Trust {
     try {
       return (await freshLoader(`https://${host}${path}`)).document;
     } catch (err) {
-      if (!deps.allowPrivateAddresses) throw err;
+      if (!allowPrivateAddresses) throw err;
       return (await freshLoader(`http://${host}${path}`)).document;
     }
   }

@@ -8,9 +8,27 @@ import { eq } from "drizzle-orm";
 import { events } from "../../../db/schema.ts";
 import type { ApUserRow } from "../../events/serialize.ts";
 import { upsertActor } from "../actors.ts";
-import { asRecord, type FederationCore, isFederated } from "../core.ts";
+import {
+  asRecord,
+  type FederationFetching,
+  type FederationIdentity,
+  type FederationInboxWork,
+  type FederationStorage,
+  isFederated,
+} from "../core.ts";
 import { localEventIdFromUrl } from "../object.ts";
 import { idOf } from "../parse/read.ts";
+
+/**
+ * What the inbox listeners use: storage, fetching, identity and the queue
+ * message being handled. Each helper takes only the parts it reads.
+ */
+export interface InboxContext {
+  storage: FederationStorage;
+  fetching: FederationFetching;
+  identity: FederationIdentity;
+  inboxWork: FederationInboxWork;
+}
 
 /** The `type` of a JSON-LD object (its first, when several), or null. */
 export function typeOf(value: unknown): string | null {
@@ -34,10 +52,10 @@ export function sameOrigin(a: string, b: string): boolean {
  * own serialisation.
  */
 export async function rawOf(
-  core: FederationCore,
+  env: Pick<InboxContext, "inboxWork">,
   activity: Activity,
 ): Promise<Record<string, unknown>> {
-  const message = asRecord(core.currentMessage.getStore());
+  const message = asRecord(env.inboxWork.currentMessage.getStore());
   const original = asRecord(message.activity);
   if (
     message.type === "inbox" && activity.id &&
@@ -52,12 +70,12 @@ export async function rawOf(
 
 /** Stores the sender (fetching its actor document) and returns its row. */
 export async function rememberSender(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage">,
   ctx: { documentLoader: unknown },
   activity: Activity,
   flags: Partial<Pick<ApUserRow, "follower" | "following">> = {},
 ): Promise<ApUserRow | null> {
-  const { db, clock } = core;
+  const { db, clock } = env.storage;
   const actor = await activity.getActor(ctx as never);
   if (!actor?.id) return null;
   return await upsertActor(
@@ -71,10 +89,11 @@ export async function rememberSender(
 
 /** The local, federated event `objectId` names, or null. */
 export async function localEventFor(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage" | "identity">,
   objectId: string | null,
 ) {
-  const { db, baseUrl } = core;
+  const { db } = env.storage;
+  const { baseUrl } = env.identity;
   if (!objectId) return null;
   const id = localEventIdFromUrl(baseUrl, objectId);
   if (id === null) return null;
@@ -91,12 +110,13 @@ export async function localEventFor(
  * origin's copy counts.
  */
 export async function authoritativeObject(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage" | "fetching">,
   object: unknown,
   authorId: string,
   embedded: "use" | "fallback" | "never",
 ): Promise<Record<string, unknown> | null> {
-  const { log, freshLoader } = core;
+  const { log } = env.storage;
+  const { freshLoader } = env.fetching;
   const id = idOf(object);
   if (!id) return null;
   if (!sameOrigin(id, authorId)) {

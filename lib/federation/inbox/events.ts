@@ -13,12 +13,13 @@ import type { EventRow } from "../../events/serialize.ts";
 import { deleteEventsById, upsertRemoteEvent } from "../../events/remote.ts";
 import { getSettings } from "../../settings.ts";
 import { findActor, isBlockedSender } from "../actors.ts";
-import { asRecord, type FederationCore } from "../core.ts";
+import { asRecord } from "../core.ts";
 import { parseRemoteEvent } from "../parse/event.ts";
 import { parseRemoteNote, type RemoteNote } from "../parse/note.ts";
 import { idOf } from "../parse/read.ts";
 import {
   authoritativeObject,
+  type InboxContext,
   localEventFor,
   rawOf,
   rememberSender,
@@ -47,11 +48,11 @@ interface EventSource {
  * author's (never a local event's).
  */
 async function handleRemoteEvent(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage">,
   object: Record<string, unknown>,
   source: EventSource,
 ): Promise<void> {
-  const { db, clock, log } = core;
+  const { db, clock, log } = env.storage;
   const parsed = parseRemoteEvent(object);
   if (!parsed.ok) {
     log.info("ignored an unparseable remote event", {
@@ -124,14 +125,14 @@ function noteData(object: Record<string, unknown>, note: RemoteNote) {
 }
 
 async function handleNote(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage" | "identity">,
   ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
   activity: Activity,
   actorId: string,
   object: Record<string, unknown>,
   isUpdate: boolean,
 ): Promise<void> {
-  const { db, clock } = core;
+  const { db, clock } = env.storage;
   const parsed = parseRemoteNote(object);
   if (!parsed.ok) return;
   const note = parsed.value;
@@ -153,11 +154,11 @@ async function handleNote(
   if (!settings.enable_resources) return;
   let event: EventRow | null = null;
   for (const target of note.inReplyTo) {
-    event = await localEventFor(core, target);
+    event = await localEventFor(env, target);
     if (event) break;
   }
   if (!event) return;
-  await rememberSender(core, ctx, activity);
+  await rememberSender(env, ctx, activity);
   await db.insert(resources).values({
     activitypub_id: note.ap_id,
     data: noteData(object, note),
@@ -171,27 +172,27 @@ async function handleNote(
 
 /** A received Create or Update, unless its sender is blocked. */
 async function receiveCreateOrUpdate(
-  core: FederationCore,
+  env: InboxContext,
   ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
   activity: Activity,
   isUpdate: boolean,
 ) {
   if (!activity.actorId) return;
   const actorId = activity.actorId.href;
-  if (await isBlockedSender(core.db, actorId)) return;
+  if (await isBlockedSender(env.storage.db, actorId)) return;
   await handleCreateOrUpdate(
-    core,
+    env,
     ctx,
     activity,
     actorId,
-    await rawOf(core, activity),
+    await rawOf(env, activity),
     isUpdate,
   );
 }
 
 /** Handles Create or Update (possibly unwrapped from an Announce). */
 export async function handleCreateOrUpdate(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage" | "fetching" | "identity">,
   ctx: { documentLoader: (url: string) => Promise<{ document: unknown }> },
   activity: Activity,
   actorId: string,
@@ -205,12 +206,12 @@ export async function handleCreateOrUpdate(
   // copy its author's origin serves counts.
   if (kind === "Note" || kind === "Article") {
     const note = await authoritativeObject(
-      core,
+      env,
       embedded,
       actorId,
       unwrapped ? "never" : "use",
     );
-    if (note) await handleNote(core, ctx, activity, actorId, note, isUpdate);
+    if (note) await handleNote(env, ctx, activity, actorId, note, isUpdate);
     return;
   }
   if (kind !== "Event" && typeof embedded !== "string") return;
@@ -222,14 +223,14 @@ export async function handleCreateOrUpdate(
     : null;
   const ownCopy = !unwrapped && (claimed === null || claimed === actorId);
   const object = await authoritativeObject(
-    core,
+    env,
     embedded,
     actorId,
     ownCopy ? "fallback" : "never",
   );
   if (!object || typeOf(object) !== "Event") return;
   // An unwrapped Create's signature was not verified: never kept.
-  await handleRemoteEvent(core, object, {
+  await handleRemoteEvent(env, object, {
     origin: actorId,
     fallbackAuthor: actorId,
     signature: unwrapped ? null : raw.signature,
@@ -242,11 +243,11 @@ export async function handleCreateOrUpdate(
  * is trusted and the Event's author is trusted and followed.
  */
 export async function handleAnnouncedEvent(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage" | "fetching">,
   announcerId: string,
   announced: unknown,
 ): Promise<void> {
-  const { db, log } = core;
+  const { db, log } = env.storage;
   const announcer = await findActor(db, announcerId);
   if (!announcer?.trusted) {
     log.info("ignored an Event announced by an actor not trusted", {
@@ -256,9 +257,9 @@ export async function handleAnnouncedEvent(
   }
   const id = idOf(announced);
   if (!id) return;
-  const object = await authoritativeObject(core, id, id, "never");
+  const object = await authoritativeObject(env, id, id, "never");
   if (!object || typeOf(object) !== "Event") return;
-  await handleRemoteEvent(core, object, {
+  await handleRemoteEvent(env, object, {
     origin: id,
     fallbackAuthor: null,
     signature: null,
@@ -271,7 +272,7 @@ export async function handleAnnouncedEvent(
  * Mobilizon group) only once that origin no longer serves it as an Event.
  */
 async function mayDelete(
-  core: FederationCore,
+  env: Pick<InboxContext, "fetching">,
   authorId: string | null,
   actorId: string,
   objectId: string,
@@ -279,7 +280,7 @@ async function mayDelete(
   if (authorId === actorId) return true;
   if (!authorId || !sameOrigin(authorId, actorId)) return false;
   try {
-    const { document } = await core.freshLoader(objectId);
+    const { document } = await env.fetching.freshLoader(objectId);
     const doc = asRecord(document);
     return !(idOf(doc) === objectId && typeOf(doc) === "Event");
   } catch {
@@ -290,16 +291,16 @@ async function mayDelete(
 
 /** Registers the Create, Update and Delete listeners on `inbox`. */
 export function listenEvents(
-  core: FederationCore,
+  env: InboxContext,
   inbox: InboxListenerSetters<void>,
 ): void {
-  const { db, log } = core;
+  const { db, log } = env.storage;
   inbox
     .on(
       Create,
-      (ctx, create) => receiveCreateOrUpdate(core, ctx, create, false),
+      (ctx, create) => receiveCreateOrUpdate(env, ctx, create, false),
     )
-    .on(Update, (ctx, update) => receiveCreateOrUpdate(core, ctx, update, true))
+    .on(Update, (ctx, update) => receiveCreateOrUpdate(env, ctx, update, true))
     .on(Delete, async (_ctx, del) => {
       if (!del.actorId) return;
       const actorId = del.actorId.href;
@@ -319,7 +320,7 @@ export function listenEvents(
       ]);
       const remoteEvents: { id: number }[] = [];
       for (const e of candidates) {
-        if (await mayDelete(core, e.apUserApId, actorId, objectId)) {
+        if (await mayDelete(env, e.apUserApId, actorId, objectId)) {
           remoteEvents.push(e);
         }
       }

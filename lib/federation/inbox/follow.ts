@@ -7,14 +7,10 @@ import type { InboxListenerSetters } from "@fedify/fedify";
 import { Accept, type Activity, Follow, Reject, Undo } from "@fedify/vocab";
 import type { Settings } from "../../settings.ts";
 import { isBlockedSender, setActorFlags, upsertActor } from "../actors.ts";
-import {
-  asRecord,
-  decodeURIComponentSafe,
-  type FederationCore,
-} from "../core.ts";
+import { asRecord, decodeURIComponentSafe } from "../core.ts";
 import { idOf } from "../parse/read.ts";
 import { forgetProcessedActivity } from "../trust.ts";
-import { localEventFor, rawOf, typeOf } from "./common.ts";
+import { type InboxContext, localEventFor, rawOf, typeOf } from "./common.ts";
 import { removeReaction } from "./reactions.ts";
 
 /**
@@ -22,14 +18,14 @@ import { removeReaction } from "./reactions.ts";
  * Follow (embedded, or by the id we gave it) is ours and targets the sender.
  */
 async function answersOurFollow(
-  core: FederationCore,
+  env: Pick<InboxContext, "identity" | "inboxWork">,
   settings: Settings,
   answer: Activity,
 ): Promise<boolean> {
-  const { me } = core;
+  const { me } = env.identity;
   const sender = answer.actorId?.href;
   if (!sender) return false;
-  const raw = await rawOf(core, answer);
+  const raw = await rawOf(env, answer);
   const follow = raw.object;
   const prefix = `${me(settings)}#follows/`;
   const id = idOf(follow) ?? "";
@@ -49,10 +45,11 @@ async function answersOurFollow(
 
 /** Registers the Follow, Undo, Accept and Reject listeners on `inbox`. */
 export function listenFollows(
-  core: FederationCore,
+  env: InboxContext,
   inbox: InboxListenerSetters<void>,
 ): void {
-  const { db, clock, activeSettings, me } = core;
+  const { db, clock } = env.storage;
+  const { activeSettings, me } = env.identity;
   inbox
     .on(Follow, async (ctx, follow) => {
       const settings = await activeSettings();
@@ -77,7 +74,7 @@ export function listenFollows(
     .on(Undo, async (ctx, undo) => {
       if (!undo.actorId) return;
       const actorId = undo.actorId.href;
-      const raw = await rawOf(core, undo);
+      const raw = await rawOf(env, undo);
       const inner = asRecord(raw.object);
       const innerType = typeOf(inner) ??
         (await undo.getObject(ctx).catch(() => null))?.constructor.name;
@@ -87,12 +84,12 @@ export function listenFollows(
         await setActorFlags(db, clock, actorId, { follower: false });
         // Peers that reuse one Follow id (Gancio) must be able to follow again.
         const followId = idOf(raw.object);
-        if (followId) await forgetProcessedActivity(core, followId);
+        if (followId) await forgetProcessedActivity(env, followId);
       } else if (innerType === "Like" || innerType === "Announce") {
-        const event = await localEventFor(core, idOf(inner.object));
+        const event = await localEventFor(env, idOf(inner.object));
         if (event) {
           await removeReaction(
-            core,
+            env,
             innerType === "Like" ? "likes" : "boost",
             event.id,
             actorId,
@@ -103,7 +100,7 @@ export function listenFollows(
     .on(Accept, async (_ctx, accept) => {
       const settings = await activeSettings();
       if (!settings || !accept.actorId) return;
-      if (await answersOurFollow(core, settings, accept)) {
+      if (await answersOurFollow(env, settings, accept)) {
         await setActorFlags(db, clock, accept.actorId.href, {
           following: true,
         });
@@ -112,7 +109,7 @@ export function listenFollows(
     .on(Reject, async (_ctx, reject) => {
       const settings = await activeSettings();
       if (!settings || !reject.actorId) return;
-      if (await answersOurFollow(core, settings, reject)) {
+      if (await answersOurFollow(env, settings, reject)) {
         await setActorFlags(db, clock, reject.actorId.href, {
           following: false,
         });

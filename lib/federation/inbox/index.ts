@@ -4,25 +4,29 @@
  * shared inboxes.
  */
 import { isBlockedSender } from "../actors.ts";
-import type { FederationCore } from "../core.ts";
+import type { Federation } from "@fedify/fedify";
 import { hasValidHttpSignature, readInboxPost } from "../inbox-guard.ts";
 import { idOf } from "../parse/read.ts";
+import type { InboxContext } from "./common.ts";
 import { listenEvents } from "./events.ts";
 import { listenFollows } from "./follow.ts";
 import { listenJoins } from "./join.ts";
 import { listenReactions } from "./reactions.ts";
 
-/** Registers every inbox listener (and the error handler) on the core's federation. */
-export function registerInboxListeners(core: FederationCore): void {
-  const { federation, log } = core;
+/** Registers every inbox listener (and the error handler) on `federation`. */
+export function registerInboxListeners(
+  federation: Federation<void>,
+  env: InboxContext,
+): void {
+  const { log } = env.storage;
   const inbox = federation.setInboxListeners(
     "/federation/u/{identifier}/inbox",
     "/federation/inbox",
   );
-  listenFollows(core, inbox);
-  listenReactions(core, inbox);
-  listenEvents(core, inbox);
-  listenJoins(core, inbox);
+  listenFollows(env, inbox);
+  listenReactions(env, inbox);
+  listenEvents(env, inbox);
+  listenJoins(env, inbox);
   inbox.onError((_ctx, error) => {
     log.warning("inbox activity failed", { error: String(error) });
   });
@@ -34,10 +38,11 @@ export function registerInboxListeners(core: FederationCore): void {
  * sender (403), or without a valid HTTP signature (401). Null lets it on.
  */
 export async function guardInboxPost(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage" | "fetching">,
   request: Request,
 ): Promise<Response | null> {
-  const { db, cachedLoader } = core;
+  const { db } = env.storage;
+  const { cachedLoader } = env.fetching;
   const read = await readInboxPost(request);
   if ("refusal" in read) {
     return new Response(read.refusal.message, {

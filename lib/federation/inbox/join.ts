@@ -6,14 +6,15 @@
 import type { InboxListenerSetters } from "@fedify/fedify";
 import { Join, Reject } from "@fedify/vocab";
 import { isBlockedSender } from "../actors.ts";
-import type { FederationCore } from "../core.ts";
+import type { InboxContext } from "./common.ts";
 
 /** Registers the Join listener on `inbox`. */
 export function listenJoins(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage" | "identity">,
   inbox: InboxListenerSetters<void>,
 ): void {
-  const { db, activeSettings, me } = core;
+  const { db } = env.storage;
+  const { activeSettings, me } = env.identity;
   inbox.on(Join, async (ctx, join) => {
     const settings = await activeSettings();
     if (!settings || !join.actorId) return;

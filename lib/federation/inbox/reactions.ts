@@ -10,19 +10,19 @@ import { Announce, Like } from "@fedify/vocab";
 import { and, eq, sql } from "drizzle-orm";
 import { events } from "../../../db/schema.ts";
 import { isBlockedSender } from "../actors.ts";
-import { asRecord, type FederationCore } from "../core.ts";
+import { asRecord } from "../core.ts";
 import { idOf } from "../parse/read.ts";
-import { localEventFor, rawOf, typeOf } from "./common.ts";
+import { type InboxContext, localEventFor, rawOf, typeOf } from "./common.ts";
 import { handleAnnouncedEvent, handleCreateOrUpdate } from "./events.ts";
 
 /** Adds `actorId` to an event's likes or boosts (once). */
 export async function addReaction(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage">,
   column: "likes" | "boost",
   eventId: number,
   actorId: string,
 ): Promise<void> {
-  const { db } = core;
+  const { db } = env.storage;
   const col = events[column];
   await db.update(events).set({
     [column]: sql`json_insert(${col}, '$[#]', ${actorId})`,
@@ -36,12 +36,12 @@ export async function addReaction(
 
 /** Removes `actorId` from an event's likes or boosts. */
 export async function removeReaction(
-  core: FederationCore,
+  env: Pick<InboxContext, "storage">,
   column: "likes" | "boost",
   eventId: number,
   actorId: string,
 ): Promise<void> {
-  const { db } = core;
+  const { db } = env.storage;
   const col = events[column];
   await db.update(events).set({
     [column]:
@@ -51,29 +51,29 @@ export async function removeReaction(
 
 /** Registers the Like and Announce listeners on `inbox`. */
 export function listenReactions(
-  core: FederationCore,
+  env: InboxContext,
   inbox: InboxListenerSetters<void>,
 ): void {
-  const { db } = core;
+  const { db } = env.storage;
   inbox
     .on(Like, async (_ctx, like) => {
       if (!like.actorId) return;
       if (await isBlockedSender(db, like.actorId.href)) return;
-      const event = await localEventFor(core, like.objectId?.href ?? null);
-      if (event) await addReaction(core, "likes", event.id, like.actorId.href);
+      const event = await localEventFor(env, like.objectId?.href ?? null);
+      if (event) await addReaction(env, "likes", event.id, like.actorId.href);
     })
     .on(Announce, async (ctx, announce) => {
       if (!announce.actorId) return;
       const actorId = announce.actorId.href;
       if (await isBlockedSender(db, actorId)) return;
-      const raw = await rawOf(core, announce);
+      const raw = await rawOf(env, announce);
       const inner = raw.object;
       if (typeOf(inner) === "Create" || typeOf(inner) === "Update") {
         const innerRaw = asRecord(inner);
         const author = idOf(innerRaw.actor);
         if (!author || await isBlockedSender(db, author)) return;
         await handleCreateOrUpdate(
-          core,
+          env,
           ctx,
           announce,
           author,
@@ -83,14 +83,14 @@ export function listenReactions(
         );
         return;
       }
-      const event = await localEventFor(core, idOf(inner));
+      const event = await localEventFor(env, idOf(inner));
       if (event) {
-        await addReaction(core, "boost", event.id, actorId);
+        await addReaction(env, "boost", event.id, actorId);
         return;
       }
       // A relay's Announce of an Event (Mobilizon's), embedded or by id.
       if (typeOf(inner) === "Event" || typeof inner === "string") {
-        await handleAnnouncedEvent(core, actorId, inner);
+        await handleAnnouncedEvent(env, actorId, inner);
       }
     });
 }
