@@ -18,15 +18,13 @@ import {
   type MessageQueue,
   type RetryPolicy,
 } from "@fedify/fedify";
-import { Event } from "@fedify/vocab";
+import type { Event } from "@fedify/vocab";
 import type { DocumentLoader } from "@fedify/vocab-runtime";
-import { asc, eq, inArray } from "drizzle-orm";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Db } from "../../db/client.ts";
-import { eventTags, places, tags } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
-import type { EventRow, PlaceRow } from "../events/serialize.ts";
-import { type BatchRead, runRead } from "../../db/batch.ts";
+import type { EventRow } from "../events/serialize.ts";
+import type { BatchRead } from "../../db/batch.ts";
 import type { Logger } from "../log.ts";
 import { getSettings, type Settings } from "../settings.ts";
 import { type ActorKeyPairs, loadOrCreateKeyPairs } from "./keys.ts";
@@ -37,12 +35,8 @@ import {
   localContextLoader,
   quandoUserAgent,
 } from "./loader.ts";
-import {
-  actorUrl,
-  buildEventObject,
-  type EventObject,
-  type FederationUrls,
-} from "./object.ts";
+import { actorUrl, type EventObject, type FederationUrls } from "./object.ts";
+import { createEventForms } from "./event-forms.ts";
 import type { LibsqlMessageQueue } from "./store/queue.ts";
 import { type EgressFetch, portableEgress } from "../net/egress.ts";
 import {
@@ -158,6 +152,8 @@ export interface FederationFetching {
   freshLoader: DocumentLoader;
   /** The fresh loader behind Fedify's five-minute cache of remote documents. */
   cachedLoader: DocumentLoader;
+  /** A loader signing as `signer` (Fedify's authenticated document loader). */
+  signedLoader(signer: FetchSigner): DocumentLoader;
   /** Fetches may reach loopback and private hosts (tests, local peers). */
   allowPrivateAddresses: boolean;
 }
@@ -263,25 +259,105 @@ export function decodeURIComponentSafe(text: string): string | null {
 }
 
 /**
- * Builds the federation's contexts. `publishQueued` handles the
- * publications the queue hands over (publishing, built over these contexts).
+ * The instance's identity: its public origin, its actor's key pairs (given,
+ * or generated once and stored), URLs and settings when federation is on.
  */
-export function createFederationContexts(
-  deps: FederationDeps,
+export function createIdentity(
+  deps: Pick<FederationDeps, "db" | "clock" | "baseUrl" | "keyPairs">,
+): FederationIdentity {
+  const { db, clock, baseUrl } = deps;
+  let keysPromise: ReturnType<typeof loadOrCreateKeyPairs> | null = null;
+  const keyPairs = () => {
+    if (deps.keyPairs) return Promise.resolve(deps.keyPairs);
+    keysPromise ??= loadOrCreateKeyPairs(db, clock).catch((err) => {
+      keysPromise = null;
+      throw err;
+    });
+    return keysPromise;
+  };
+
+  /** Settings when federation is on, else null (everything answers 404). */
+  async function activeSettings(): Promise<Settings | null> {
+    const settings = await getSettings(db);
+    return settings.enable_federation ? settings : null;
+  }
+  const urlsOf = (settings: Settings): FederationUrls => ({
+    base: baseUrl,
+    actorName: settings.instance_actor,
+  });
+  const me = (settings: Settings) => actorUrl(urlsOf(settings));
+  return { baseUrl, keyPairs, activeSettings, urlsOf, me };
+}
+
+/**
+ * The loaders: every fetch goes through one loader with Quando's limits
+ * (size, time, redirects, private addresses), signed by the instance actor;
+ * contexts come from local copies only. `kv` keeps the cached copies.
+ */
+export function createFetching(
+  deps: Pick<
+    FederationDeps,
+    "baseUrl" | "allowPrivateAddresses" | "egress" | "fetchLimits"
+  >,
+  identity: FederationIdentity,
+  kv: KvStore,
+): FederationFetching {
+  const { activeSettings, keyPairs, me } = identity;
+  const fetchLimits: FetchLimits = {
+    allowPrivateAddress: deps.allowPrivateAddresses,
+    userAgent: quandoUserAgent(deps.baseUrl),
+    egress: deps.egress,
+    ...deps.fetchLimits,
+  };
+  // Every GET is signed by the instance actor (draft-cavage), so servers
+  // that answer only signed fetches ("authorized fetch": Mastodon's secure
+  // mode, GoToSocial) answer us too.
+  const instanceSigner = async (): Promise<FetchSigner | null> => {
+    const settings = await activeSettings();
+    if (!settings) return null;
+    const { rsa } = await keyPairs();
+    // The RSA key is the actor's first: Fedify names it `#main-key`.
+    return {
+      keyId: new URL(`${me(settings)}#main-key`),
+      privateKey: rsa.privateKey,
+    };
+  };
+  const freshLoader = createDocumentLoader(fetchLimits, instanceSigner);
+  // Actors and keys may be reused for five minutes, as Fedify's own loader does.
+  const cachedLoader = kvCache({
+    loader: freshLoader,
+    kv,
+    prefix: ["_fedify", "remoteDocument"],
+  });
+  return {
+    freshLoader,
+    cachedLoader,
+    signedLoader: (signer) => createDocumentLoader(fetchLimits, signer),
+    allowPrivateAddresses: deps.allowPrivateAddresses,
+  };
+}
+
+/**
+ * The outbox (what publishing enqueues is stored as one row per ordering
+ * key: a series' activities to one inbox origin, one insert, claim and
+ * delete; activities delivered as we write them), and the queue as Fedify
+ * gets it, handling queued publications (`publishQueued`) itself and
+ * running inbox work inside `inboxWork.currentMessage`.
+ */
+export function createOutbox(
+  deps: Pick<
+    FederationDeps,
+    "log" | "queue" | "egress" | "allowPrivateAddresses" | "deferPublication"
+  >,
+  inboxWork: FederationInboxWork,
   publishQueued: (message: PublicationMessage) => Promise<void>,
-): FederationContexts {
-  const { db, clock, log, baseUrl } = deps;
-  // Inbox work runs from the queue; the message holds the activity exactly as
-  // received (Fedify's parsed copy drops terms it does not know).
-  const currentMessage = new AsyncLocalStorage<unknown>();
-  const source = deps.queue;
-  // What publishing enqueues is stored as one row per ordering key (a
-  // series' activities to one inbox origin: one insert, claim and delete).
+): { outbox: FederationOutbox; federationQueue: MessageQueue } {
+  const { currentMessage } = inboxWork;
   // Activities delivered as we write them (lib/federation/raw-activities.ts).
   const rawActivities = createRawActivities(localContextLoader);
-  const bundling = createBundlingQueue(source, {
+  const bundling = createBundlingQueue(deps.queue, {
     around: (message, handle) => currentMessage.run(message, handle),
-    log,
+    log: deps.log,
     // A fan-out message expands into outbox messages of its raw activity.
     whileHandling: (message) => rawActivities.whileHandling(message),
   });
@@ -316,40 +392,45 @@ export function createFederationContexts(
         options,
       ),
   };
+  return {
+    outbox: {
+      bundling,
+      rawActivities,
+      deferPublication: deps.deferPublication ?? false,
+    },
+    federationQueue,
+  };
+}
+
+/**
+ * Builds the federation's contexts, one builder per concern, and the Fedify
+ * `Federation` over them. `publishQueued` handles the publications the queue
+ * hands over (publishing, built over these contexts).
+ */
+export function createFederationContexts(
+  deps: FederationDeps,
+  publishQueued: (message: PublicationMessage) => Promise<void>,
+): FederationContexts {
+  const { db, clock, log, baseUrl } = deps;
+  // Inbox work runs from the queue; the message holds the activity exactly as
+  // received (Fedify's parsed copy drops terms it does not know).
+  const inboxWork: FederationInboxWork = {
+    currentMessage: new AsyncLocalStorage<unknown>(),
+  };
+  const { outbox, federationQueue } = createOutbox(
+    deps,
+    inboxWork,
+    publishQueued,
+  );
 
   // The signature scheme of each peer, read and written around every
   // delivery, is remembered for a while, and written only after a delivery
   // signed with it really succeeded.
   installDeliveryFetch();
   const kv = rememberSpecsOnSuccess(rememberSignatureSpecs(deps.kv));
-  // Every fetch goes through one loader with Quando's limits (size, time,
-  // redirects, private addresses); contexts come from local copies only.
-  const fetchLimits: FetchLimits = {
-    allowPrivateAddress: deps.allowPrivateAddresses,
-    userAgent: quandoUserAgent(baseUrl),
-    egress: deps.egress,
-    ...deps.fetchLimits,
-  };
-  // Every GET is signed by the instance actor (draft-cavage), so servers
-  // that answer only signed fetches ("authorized fetch": Mastodon's secure
-  // mode, GoToSocial) answer us too.
-  const instanceSigner = async (): Promise<FetchSigner | null> => {
-    const settings = await activeSettings();
-    if (!settings) return null;
-    const { rsa } = await keyPairs();
-    // The RSA key is the actor's first: Fedify names it `#main-key`.
-    return {
-      keyId: new URL(`${me(settings)}#main-key`),
-      privateKey: rsa.privateKey,
-    };
-  };
-  const freshLoader = createDocumentLoader(fetchLimits, instanceSigner);
-  // Actors and keys may be reused for five minutes, as Fedify's own loader does.
-  const cachedLoader = kvCache({
-    loader: freshLoader,
-    kv,
-    prefix: ["_fedify", "remoteDocument"],
-  });
+  const storage: FederationStorage = { db, clock, log, kv, queue: deps.queue };
+  const identity = createIdentity(deps);
+  const fetching = createFetching(deps, identity, kv);
   const federation = createFederation<void>({
     kv,
     // Each peer's remembered scheme, under Quando's own prefix (what
@@ -360,10 +441,10 @@ export function createFederationContexts(
     queue: federationQueue,
     manuallyStartQueue: true,
     origin: baseUrl,
-    documentLoaderFactory: () => cachedLoader,
+    documentLoaderFactory: () => fetching.cachedLoader,
     contextLoaderFactory: () => localContextLoader,
-    authenticatedDocumentLoaderFactory: (identity) =>
-      createDocumentLoader(fetchLimits, identity),
+    authenticatedDocumentLoaderFactory: (signer) =>
+      fetching.signedLoader(signer),
     // 1 s doubling up to 12 h, 20 attempts: a peer down for about two days
     // still gets what was sent meanwhile.
     outboxRetryPolicy: deps.outboxRetryPolicy ??
@@ -381,105 +462,14 @@ export function createFederationContexts(
       });
     },
   });
-  let keysPromise: ReturnType<typeof loadOrCreateKeyPairs> | null = null;
-  const keyPairs = () => {
-    if (deps.keyPairs) return Promise.resolve(deps.keyPairs);
-    keysPromise ??= loadOrCreateKeyPairs(db, clock).catch((err) => {
-      keysPromise = null;
-      throw err;
-    });
-    return keysPromise;
-  };
-
-  /** Settings when federation is on, else null (everything answers 404). */
-  async function activeSettings(): Promise<Settings | null> {
-    const settings = await getSettings(db);
-    return settings.enable_federation ? settings : null;
-  }
-  const urlsOf = (settings: Settings): FederationUrls => ({
-    base: baseUrl,
-    actorName: settings.instance_actor,
-  });
-
-  /** Places and tags of events, in two statements of a batch, for their AP form. */
-  function eventObjectsQuery(
-    rows: EventRow[],
-    settings: Settings,
-  ): BatchRead<EventObject[]> {
-    if (rows.length === 0) return { statements: [], read: () => [] };
-    const placeIds = [
-      ...new Set(rows.map((r) => r.placeId).filter((id) => id !== null)),
-    ] as number[];
-    const ids = rows.map((r) => r.id);
-    return {
-      statements: [
-        db.select().from(places).where(
-          inArray(places.id, placeIds.length ? placeIds : [-1]),
-        ),
-        db.select({ eventId: eventTags.eventId, tag: tags.tag }).from(
-          eventTags,
-        )
-          .innerJoin(tags, eq(tags.id, eventTags.tagId))
-          .where(inArray(eventTags.eventId, ids))
-          .orderBy(asc(tags.normalizedTag)),
-      ],
-      read(results) {
-        const [placeRows, tagRows] = results as [
-          PlaceRow[],
-          { eventId: number; tag: string }[],
-        ];
-        const placeById = new Map<number, PlaceRow>(
-          placeRows.map((p) => [p.id, p]),
-        );
-        return rows.map((event) =>
-          buildEventObject({
-            event,
-            place: event.placeId !== null
-              ? placeById.get(event.placeId) ?? null
-              : null,
-            tags: tagRows.filter((t) => t.eventId === event.id).map((t) =>
-              t.tag
-            ),
-            urls: urlsOf(settings),
-            timezone: settings.instance_timezone,
-            locale: settings.instance_locale,
-          })
-        );
-      },
-    };
-  }
-
-  /** Places and tags of events, in one round trip, for their AP form. */
-  function eventObjects(
-    rows: EventRow[],
-    settings: Settings,
-  ): Promise<EventObject[]> {
-    return runRead(db, eventObjectsQuery(rows, settings));
-  }
-
-  const toVocabEvent = (json: EventObject) =>
-    Event.fromJsonLd(json, {
-      documentLoader: federation.createContext(new URL(baseUrl)).documentLoader,
-      contextLoader: federation.createContext(new URL(baseUrl)).contextLoader,
-    });
-
-  const me = (settings: Settings) => actorUrl(urlsOf(settings));
-
+  const forms = createEventForms({ storage, identity, federation });
   return {
-    storage: { db, clock, log, kv, queue: source },
-    fetching: {
-      freshLoader,
-      cachedLoader,
-      allowPrivateAddresses: deps.allowPrivateAddresses,
-    },
-    identity: { baseUrl, keyPairs, activeSettings, urlsOf, me },
-    forms: { eventObjectsQuery, eventObjects, toVocabEvent },
-    outbox: {
-      bundling,
-      rawActivities,
-      deferPublication: deps.deferPublication ?? false,
-    },
-    inboxWork: { currentMessage },
+    storage,
+    fetching,
+    identity,
+    forms,
+    outbox,
+    inboxWork,
     federation,
   };
 }
