@@ -9,9 +9,7 @@ import {
   type Activity,
   Create,
   Delete,
-  Event,
   type Recipient,
-  Tombstone,
   Update,
 } from "@fedify/vocab";
 import { eq, type SQL, sql } from "drizzle-orm";
@@ -80,7 +78,7 @@ export interface Publishing {
 export interface PublishingContext {
   storage: FederationStorage;
   identity: FederationIdentity;
-  forms: FederationEventForms;
+  forms: Pick<FederationEventForms, "eventObjectsQuery">;
   outbox: FederationOutbox;
   /** Whose contexts sign and send the activities. */
   federation: Federation<void>;
@@ -92,7 +90,7 @@ export function createPublishing(
 ): Publishing {
   const { db, clock, log, queue } = storage;
   const { baseUrl, activeSettings, me } = identity;
-  const { eventObjectsQuery, toVocabEvent } = forms;
+  const { eventObjectsQuery } = forms;
   const { bundling, rawActivities, deferPublication } = outbox;
 
   /**
@@ -180,6 +178,11 @@ export function createPublishing(
     const ctx = federation.createContext(new URL(baseUrl));
     const sender = { identifier: settings.instance_actor };
     const actor = new URL(me(settings));
+    /** How Fedify reads an activity from the JSON we deliver. */
+    const loaders = {
+      documentLoader: ctx.documentLoader,
+      contextLoader: ctx.contextLoader,
+    };
     const updates: BatchItem[] = [];
     const activities: {
       activity: Activity;
@@ -216,56 +219,46 @@ export function createPublishing(
         const Kind = was ? Update : Create;
         const published = Temporal.Instant.fromEpochMilliseconds(stamp);
         const { "@context": _context, ...object } = json;
+        // Delivered as written (lib/federation/raw-activities.ts): the
+        // whole object as served, its place's address, `tag` and
+        // `attachment` as arrays, every term of ours. Fedify's activity,
+        // which routes it, is read from it.
+        const raw: JsonObject = {
+          "@context": RAW_ACTIVITY_CONTEXT,
+          id: activityId,
+          type: kind,
+          actor: actor.href,
+          to: [AS_PUBLIC],
+          cc: [ctx.getFollowersUri(settings.instance_actor).href],
+          published: published.toString(),
+          object,
+        };
         activities.push({
           orderingKey,
-          activity: new Kind({
-            id: new URL(activityId),
-            actor,
-            to: new URL(AS_PUBLIC),
-            cc: ctx.getFollowersUri(settings.instance_actor),
-            published,
-            object: await toVocabEvent(json),
-          }),
-          // Delivered as written (lib/federation/raw-activities.ts): the
-          // whole object as served, its place's address, `tag` and
-          // `attachment` as arrays, every term of ours.
-          raw: {
-            "@context": RAW_ACTIVITY_CONTEXT,
-            id: activityId,
-            type: kind,
-            actor: actor.href,
-            to: [AS_PUBLIC],
-            cc: [ctx.getFollowersUri(settings.instance_actor).href],
-            published: published.toString(),
-            object,
-          },
+          activity: await Kind.fromJsonLd(raw, loaders),
+          raw,
         });
         continue;
       }
       if (followers.length === 0) continue;
       const id = eventObjectUrl(baseUrl, before!.id);
       const activityId = `${id}#delete-${stamp}`;
+      // Gancio deletes only what it knows was an Event (it answers 500 to
+      // a bare Tombstone), and reads `formerType` as the plain "Event",
+      // which Fedify's serialisation writes as "as:Event".
+      const raw: JsonObject = {
+        "@context": RAW_ACTIVITY_CONTEXT,
+        id: activityId,
+        type: "Delete",
+        actor: actor.href,
+        to: [AS_PUBLIC],
+        cc: [ctx.getFollowersUri(settings.instance_actor).href],
+        object: { id, type: "Tombstone", formerType: "Event" },
+      };
       activities.push({
         orderingKey,
-        activity: new Delete({
-          id: new URL(activityId),
-          actor,
-          to: new URL(AS_PUBLIC),
-          cc: ctx.getFollowersUri(settings.instance_actor),
-          object: new Tombstone({ id: new URL(id), formerType: Event }),
-        }),
-        // Gancio deletes only what it knows was an Event (it answers 500 to
-        // a bare Tombstone), and reads `formerType` as the plain "Event",
-        // which Fedify's serialisation writes as "as:Event".
-        raw: {
-          "@context": RAW_ACTIVITY_CONTEXT,
-          id: activityId,
-          type: "Delete",
-          actor: actor.href,
-          to: [AS_PUBLIC],
-          cc: [ctx.getFollowersUri(settings.instance_actor).href],
-          object: { id, type: "Tombstone", formerType: "Event" },
-        },
+        activity: await Delete.fromJsonLd(raw, loaders),
+        raw,
       });
     }
     // Nothing to deliver: the objects and the settling in one commit.
