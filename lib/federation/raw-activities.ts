@@ -10,9 +10,10 @@
  * (read as the one `location` object, which object.ts writes single when
  * there is one), and deletes only what it knows was an `Event`.
  *
- * So the publisher registers the JSON it wants delivered under the
- * activity's id, and sends the activity through Fedify as usual (which
- * resolves the inboxes and queues one message per inbox). When the messages
+ * So the publisher writes the JSON it wants delivered, registers it under
+ * the activity's id, and sends Fedify's reading of it (Create.fromJsonLd...)
+ * through Fedify as usual (which resolves the inboxes and queues one
+ * message per inbox). When the messages
  * are queued, rewriteOutboxMessage puts the registered JSON in place of
  * Fedify's, signed again the two ways Fedify signs: an Object Integrity Proof
  * (FEP-8b32, `eddsa-jcs-2022`, over the JSON as written) and then a Linked
