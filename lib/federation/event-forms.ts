@@ -14,7 +14,7 @@ import type {
   FederationEventForms,
   FederationIdentity,
   FederationStorage,
-} from "./core.ts";
+} from "./context-types.ts";
 import { buildEventObject, type EventObject } from "./object.ts";
 
 /** Builds events' ActivityPub forms over the database and the instance's identity. */
