@@ -51,12 +51,6 @@ import {
 import { settingsOf } from "../middleware/request-settings.ts";
 import { errorResponses, validationHook } from "../middleware/validation.ts";
 
-export {
-  FEED_CONTENT_TYPES,
-  FEED_FORMATS,
-  type FeedFormat,
-} from "./feed-routes.ts";
-
 /** Clients may keep a feed this long before asking again (with its ETag). */
 const CACHE_CONTROL = "public, max-age=300";
 const DAY = 86_400;
