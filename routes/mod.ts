@@ -19,8 +19,11 @@ import { catalogModule } from "./api/catalog.ts";
 import { mediaModule } from "./api/media.ts";
 import { curationModule } from "./api/curation.ts";
 import { oauthModule } from "./oauth/mod.ts";
+import { oauthClientsModule } from "./api/oauth-clients.ts";
+import { mediaFilesModule } from "./site/media.ts";
 import { authorizeModule } from "./oauth/authorize.ts";
-import { apActorsModule, federationModule } from "./federation/mod.ts";
+import { federationModule } from "./federation/mod.ts";
+import { apActorsModule } from "./api/ap-actors.ts";
 import { feedsModule } from "./site/feeds.ts";
 import { appModule } from "./app/mod.ts";
 import { siteModule } from "./site/mod.ts";
@@ -61,6 +64,8 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   eventsModule,
   catalogModule,
   mediaModule,
+  mediaFilesModule,
+  oauthClientsModule,
   oauthModule,
   authorizeModule,
   apActorsModule,
@@ -144,7 +149,9 @@ export function createApp(deps: AppDeps) {
     ),
   );
 
-  for (const module of ROUTE_MODULES) app.route("/", module.routes(routeDeps));
+  for (const module of ROUTE_MODULES) {
+    app.route(module.mount ?? "/", module.routes(routeDeps));
+  }
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -55,7 +55,14 @@ export interface BodyLimitRule {
 export interface RouteModule {
   /** What it is, in the ordered list (routes/mod.ts) and its test. */
   name: string;
-  /** Its routes (and the middleware of its own paths), mounted at `/`. */
+  /**
+   * Where its routes are mounted: "/api" for the JSON API's modules
+   * (routes/api/, whose paths are written without it), "/" (the default)
+   * for the others. Cache rules and body limits name full paths: they are
+   * looked up before the router.
+   */
+  mount?: "/" | "/api";
+  /** Its routes (and the middleware of its own paths), mounted at `mount`. */
   // deno-lint-ignore no-explicit-any
   routes(deps: RouteDeps): Hono<AppEnv, any, any>;
   /** What the public-read cache may keep of its answers. */

@@ -4,7 +4,7 @@
  * user's list of authorised applications.
  */
 import assert from "node:assert/strict";
-import { CLIENT_REGISTRATION_LIMIT } from "../routes/oauth/mod.ts";
+import { CLIENT_REGISTRATION_LIMIT } from "../routes/api/oauth-clients.ts";
 import {
   authorizeCode,
   call,

@@ -38,7 +38,7 @@ const TagCount = z.object({
 
 const tagsRoute = createRoute({
   method: "get",
-  path: "/api/tags",
+  path: "/tags",
   tags: ["tags"],
   summary: "Tags matching a search, prefix matches first, then most used",
   request: {
@@ -58,7 +58,7 @@ const tagsRoute = createRoute({
 
 const placesRoute = createRoute({
   method: "get",
-  path: "/api/places",
+  path: "/places",
   tags: ["places"],
   summary:
     "Public places (named by a visible event) whose name or address matches",
@@ -84,7 +84,7 @@ const PlaceWithEvents = PlaceSchema.extend({
 
 const placeRoute = createRoute({
   method: "get",
-  path: "/api/places/{id}",
+  path: "/places/{id}",
   tags: ["places"],
   summary:
     "A public place (named by a visible event) with its upcoming events (at most 100); any other id is 404",
@@ -107,7 +107,7 @@ const PlaceBody = z.object({
 
 const putPlaceRoute = createRoute({
   method: "put",
-  path: "/api/places/{id}",
+  path: "/places/{id}",
   tags: ["places"],
   summary: "Replace a place's name, address and coordinates (admin)",
   security: bearerSecurity,
@@ -164,5 +164,6 @@ export function catalogRoutes(deps: RouteDeps) {
 /** The catalog module, as routes/mod.ts mounts it. */
 export const catalogModule: RouteModule = {
   name: "catalog",
+  mount: "/api",
   routes: catalogRoutes,
 };

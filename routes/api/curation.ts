@@ -105,7 +105,7 @@ const adminOnly =
 
 const resourcesListRoute = createRoute({
   method: "get",
-  path: "/api/resources/list",
+  path: "/resources/list",
   tags: ["resources"],
   summary: "Resources, newest first, searchable (admin)",
   description:
@@ -135,7 +135,7 @@ const resourcesListRoute = createRoute({
 
 const resourceUpdateRoute = createRoute({
   method: "put",
-  path: "/api/resources/{id}",
+  path: "/resources/{id}",
   tags: ["resources"],
   summary: "Hide or show a resource (admin or editor)",
   security: bearerSecurity,
@@ -160,7 +160,7 @@ const resourceUpdateRoute = createRoute({
 
 const resourceDeleteRoute = createRoute({
   method: "delete",
-  path: "/api/resources/{id}",
+  path: "/resources/{id}",
   tags: ["resources"],
   summary: "Delete a resource (admin or editor)",
   security: bearerSecurity,
@@ -173,7 +173,7 @@ const resourceDeleteRoute = createRoute({
 
 const collectionsRoute = createRoute({
   method: "get",
-  path: "/api/collections",
+  path: "/collections",
   tags: ["collections"],
   summary: "Collections, pinned first, then by sortIndex and name (public)",
   request: {
@@ -194,7 +194,7 @@ const collectionsRoute = createRoute({
 
 const collectionCreateRoute = createRoute({
   method: "post",
-  path: "/api/collections",
+  path: "/collections",
   tags: ["collections"],
   summary: "Create a collection (admin)",
   description: `${adminOnly} Names are unique (409).`,
@@ -211,7 +211,7 @@ const collectionCreateRoute = createRoute({
 
 const collectionUpdateRoute = createRoute({
   method: "put",
-  path: "/api/collections/{id}",
+  path: "/collections/{id}",
   tags: ["collections"],
   summary: "Rename, pin, activate or reorder a collection (admin)",
   security: bearerSecurity,
@@ -227,7 +227,7 @@ const collectionUpdateRoute = createRoute({
 
 const collectionDeleteRoute = createRoute({
   method: "delete",
-  path: "/api/collections/{id}",
+  path: "/collections/{id}",
   tags: ["collections"],
   summary: "Delete a collection and its filters (admin)",
   security: bearerSecurity,
@@ -240,7 +240,7 @@ const collectionDeleteRoute = createRoute({
 
 const collectionEventsRoute = createRoute({
   method: "get",
-  path: "/api/collections/{name}/events",
+  path: "/collections/{name}/events",
   tags: ["collections"],
   summary: "The events a collection selects (public)",
   description:
@@ -277,7 +277,7 @@ const collectionEventsRoute = createRoute({
 
 const collectionFiltersRoute = createRoute({
   method: "get",
-  path: "/api/collections/{id}/filters",
+  path: "/collections/{id}/filters",
   tags: ["filters"],
   summary: "A collection's filters (admin)",
   security: bearerSecurity,
@@ -293,7 +293,7 @@ const collectionFiltersRoute = createRoute({
 
 const filterCreateRoute = createRoute({
   method: "post",
-  path: "/api/filters",
+  path: "/filters",
   tags: ["filters"],
   summary: "Add a filter to a collection (admin)",
   description:
@@ -312,7 +312,7 @@ const filterCreateRoute = createRoute({
 
 const filterReplaceRoute = createRoute({
   method: "put",
-  path: "/api/filters/{id}",
+  path: "/filters/{id}",
   tags: ["filters"],
   summary: "Replace a filter (admin)",
   description:
@@ -331,7 +331,7 @@ const filterReplaceRoute = createRoute({
 
 const filterDeleteRoute = createRoute({
   method: "delete",
-  path: "/api/filters/{id}",
+  path: "/filters/{id}",
   tags: ["filters"],
   summary: "Delete a filter (admin)",
   security: bearerSecurity,
@@ -459,6 +459,7 @@ export function curationRoutes(deps: RouteDeps) {
 /** Collections, filters, resources; a collection's events are the same for every reader. */
 export const curationModule: RouteModule = {
   name: "curation",
+  mount: "/api",
   routes: curationRoutes,
   cacheable: [{
     routes: ["/api/collections/*"],

@@ -6,7 +6,7 @@ import { ErrorSchema, validationHook } from "../middleware/validation.ts";
 
 const healthRoute = createRoute({
   method: "get",
-  path: "/api/health",
+  path: "/health",
   tags: ["meta"],
   summary: "Liveness and database check",
   responses: {
@@ -48,5 +48,6 @@ export function healthRoutes(deps: RouteDeps) {
 /** The health module, as routes/mod.ts mounts it. */
 export const healthModule: RouteModule = {
   name: "health",
+  mount: "/api",
   routes: healthRoutes,
 };

@@ -31,7 +31,7 @@ export const TokenResponse = z.object({
 
 const loginRoute = createRoute({
   method: "post",
-  path: "/api/login/token",
+  path: "/login/token",
   tags: ["auth"],
   summary: "Log in with e-mail and password",
   description:
@@ -85,4 +85,8 @@ export async function loginTokenResponse(
 }
 
 /** The login module, as routes/mod.ts mounts it. */
-export const loginModule: RouteModule = { name: "login", routes: loginRoutes };
+export const loginModule: RouteModule = {
+  name: "login",
+  mount: "/api",
+  routes: loginRoutes,
+};

@@ -1,8 +1,6 @@
-/** Uploading and serving media files. */
+/** POST /api/media: uploading an image (the files are served by routes/site/media.ts). */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { ApiError, invalidRequest, notFound } from "../../lib/errors.ts";
-import { httpDate, notModified } from "../../lib/feeds/conditional.ts";
-import { parseRange } from "../../lib/media/range.ts";
+import { ApiError, invalidRequest } from "../../lib/errors.ts";
 import { imageSaver, parseFocalPoint } from "../../lib/media/upload.ts";
 import { bearerSecurity, requireAuth } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
@@ -22,7 +20,7 @@ const UploadBody = z.object({
 
 const uploadRoute = createRoute({
   method: "post",
-  path: "/api/media",
+  path: "/media",
   tags: ["media"],
   summary: "Upload an image (JPEG, PNG, WebP or GIF, recognised by its bytes)",
   security: bearerSecurity,
@@ -38,24 +36,6 @@ const uploadRoute = createRoute({
       content: { "application/json": { schema: MediaSchema } },
     },
     ...errorResponses(400, 401, 403, 413, 415),
-  },
-});
-
-const fileRoute = createRoute({
-  method: "get",
-  path: "/media/{file}",
-  tags: ["media"],
-  summary: "An uploaded file",
-  request: {
-    params: z.object({
-      file: z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/),
-    }),
-  },
-  responses: {
-    200: { description: "The file, cacheable for a year" },
-    206: { description: "The byte range asked for with `Range`" },
-    304: { description: "The client's copy (`If-None-Match`) is current" },
-    ...errorResponses(400, 404, 416),
   },
 });
 
@@ -104,65 +84,13 @@ export function mediaRoutes(deps: RouteDeps) {
     },
   );
 
-  app.openapi(fileRoute, async (c) => {
-    const stored = await deps.media.get(c.req.valid("param").file, {
-      range: parseRange(c.req.header("range")),
-      ifRange: c.req.header("if-range"),
-    });
-    if (!stored) throw notFound("File");
-    if (stored.kind === "unsatisfiable") {
-      throw new ApiError(
-        416,
-        "range_not_satisfiable",
-        `The range starts beyond the end of the file (${stored.size} bytes)`,
-        undefined,
-        { "Content-Range": `bytes */${stored.size}` },
-      );
-    }
-    const headers: Record<string, string> = {
-      "Content-Type": stored.contentType,
-      "Accept-Ranges": "bytes",
-      // Names are random and never reused: the bytes behind one never change.
-      "Cache-Control": "public, max-age=31536000, immutable",
-      "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": "default-src 'none'; sandbox",
-      "Access-Control-Allow-Origin": "*",
-    };
-    if (stored.etag) headers["ETag"] = stored.etag;
-    if (stored.lastModified) {
-      headers["Last-Modified"] = httpDate(stored.lastModified);
-    }
-    const conditional = {
-      ifNoneMatch: c.req.header("if-none-match"),
-      ifModifiedSince: c.req.header("if-modified-since"),
-    };
-    // Without a Last-Modified, an invalid date: If-Modified-Since never matches.
-    if (
-      notModified(
-        conditional,
-        stored.etag ?? "",
-        stored.lastModified ?? new Date(NaN),
-      )
-    ) {
-      await stored.body.cancel();
-      return c.body(null, 304, headers) as never;
-    }
-    const { range, size } = stored;
-    if (range) {
-      headers["Content-Range"] = `bytes ${range.start}-${range.end}/${size}`;
-    }
-    headers["Content-Length"] = String(
-      range ? range.end - range.start + 1 : size,
-    );
-    // A stream: the store reads the file as the client takes it.
-    return c.body(stored.body, range ? 206 : 200, headers) as never;
-  });
   return app;
 }
 
 /** Images: an upload's body may be as large as the upload allowed. */
 export const mediaModule: RouteModule = {
   name: "media",
+  mount: "/api",
   routes: mediaRoutes,
   bodyLimits: [{
     matches: (path) => path === "/api/media",

@@ -29,7 +29,7 @@ const SettingsPatch = z.strictObject(settingsSchema.partial().shape).openapi(
 
 const getRoute = createRoute({
   method: "get",
-  path: "/api/settings",
+  path: "/settings",
   tags: ["settings"],
   summary: "All instance settings (admin)",
   security: bearerSecurity,
@@ -44,7 +44,7 @@ const getRoute = createRoute({
 
 const putRoute = createRoute({
   method: "put",
-  path: "/api/settings",
+  path: "/settings",
   tags: ["settings"],
   summary: "Change settings (admin)",
   description:
@@ -73,7 +73,7 @@ const InstanceSchema = z.object({
 
 const instanceRoute = createRoute({
   method: "get",
-  path: "/api/instance",
+  path: "/instance",
   tags: ["settings"],
   summary: "What anyone may know of the instance",
   description:
@@ -113,6 +113,7 @@ export function settingsRoutes(deps: RouteDeps) {
 /** The settings API; what anyone may know of the instance is the same for every reader. */
 export const settingsModule: RouteModule = {
   name: "settings",
+  mount: "/api",
   routes: settingsRoutes,
   cacheable: [{
     routes: ["/api/instance"],

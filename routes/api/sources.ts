@@ -130,7 +130,7 @@ const moderators =
 
 const listRoute = createRoute({
   method: "get",
-  path: "/api/sources",
+  path: "/sources",
   tags: ["sources"],
   summary: "Calendar subscriptions, with their last sync",
   description: `${moderators} Oldest first, a page at a time (\`page\` ` +
@@ -148,7 +148,7 @@ const listRoute = createRoute({
 
 const createSourceRoute = createRoute({
   method: "post",
-  path: "/api/sources",
+  path: "/sources",
   tags: ["sources"],
   summary: "Subscribe to an iCalendar feed (synced every hour)",
   description: `${moderators} The feed is read at once; its events are ` +
@@ -168,7 +168,7 @@ const createSourceRoute = createRoute({
 
 const getRoute = createRoute({
   method: "get",
-  path: "/api/sources/{id}",
+  path: "/sources/{id}",
   tags: ["sources"],
   summary: "One calendar subscription",
   description: moderators,
@@ -185,7 +185,7 @@ const getRoute = createRoute({
 
 const updateRoute = createRoute({
   method: "put",
-  path: "/api/sources/{id}",
+  path: "/sources/{id}",
   tags: ["sources"],
   summary: "Change a subscription (omitted fields keep their value)",
   description: moderators,
@@ -202,7 +202,7 @@ const updateRoute = createRoute({
 
 const deleteRoute = createRoute({
   method: "delete",
-  path: "/api/sources/{id}",
+  path: "/sources/{id}",
   tags: ["sources"],
   summary: "Unsubscribe (the events it brought stay, as ordinary events)",
   description: moderators,
@@ -216,7 +216,7 @@ const deleteRoute = createRoute({
 
 const syncRoute = createRoute({
   method: "post",
-  path: "/api/sources/{id}/sync",
+  path: "/sources/{id}/sync",
   tags: ["sources"],
   summary: "Sync a subscription now (the whole feed, not conditionally)",
   description: `${moderators} A sync already running answers ` +
@@ -245,7 +245,7 @@ const ImportBody = z.object({
 
 const importRoute = createRoute({
   method: "post",
-  path: "/api/events/import",
+  path: "/events/import",
   tags: ["events"],
   summary: "Import an .ics file: its events created as the caller",
   description:
@@ -488,6 +488,7 @@ export function sourceRoutes(deps: RouteDeps) {
  */
 export const sourcesModule: RouteModule = {
   name: "sources",
+  mount: "/api",
   routes: sourceRoutes,
   bodyLimits: [{
     matches: (path) => path === "/api/events/import",

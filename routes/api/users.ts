@@ -77,7 +77,7 @@ const userJson = {
 
 const meRoute = createRoute({
   method: "get",
-  path: "/api/users/me",
+  path: "/users/me",
   tags: ["users"],
   summary: "The signed-in user",
   security: bearerSecurity,
@@ -89,7 +89,7 @@ const meRoute = createRoute({
 
 const changePasswordRoute = createRoute({
   method: "put",
-  path: "/api/users/me/password",
+  path: "/users/me/password",
   tags: ["users"],
   summary: "Change your own password (login tokens only)",
   description:
@@ -111,7 +111,7 @@ const changePasswordRoute = createRoute({
 
 const listRoute = createRoute({
   method: "get",
-  path: "/api/users",
+  path: "/users",
   tags: ["users"],
   summary: "List users (admin)",
   security: bearerSecurity,
@@ -127,7 +127,7 @@ const listRoute = createRoute({
 
 const createUserRoute = createRoute({
   method: "post",
-  path: "/api/users",
+  path: "/users",
   tags: ["users"],
   summary: "Create a user (admin)",
   security: bearerSecurity,
@@ -140,7 +140,7 @@ const createUserRoute = createRoute({
 
 const getUserRoute = createRoute({
   method: "get",
-  path: "/api/users/{id}",
+  path: "/users/{id}",
   tags: ["users"],
   summary: "One user (admin)",
   security: bearerSecurity,
@@ -153,7 +153,7 @@ const getUserRoute = createRoute({
 
 const patchUserRoute = createRoute({
   method: "patch",
-  path: "/api/users/{id}",
+  path: "/users/{id}",
   tags: ["users"],
   summary: "Change a user's role, state, description or password (admin)",
   description: "The last active admin cannot be demoted or deactivated (409).",
@@ -167,7 +167,7 @@ const patchUserRoute = createRoute({
 
 const deleteUserRoute = createRoute({
   method: "delete",
-  path: "/api/users/{id}",
+  path: "/users/{id}",
   tags: ["users"],
   summary: "Delete a user (admin)",
   description:
@@ -248,4 +248,8 @@ export function userRoutes(deps: RouteDeps) {
 }
 
 /** The users module, as routes/mod.ts mounts it. */
-export const usersModule: RouteModule = { name: "users", routes: userRoutes };
+export const usersModule: RouteModule = {
+  name: "users",
+  mount: "/api",
+  routes: userRoutes,
+};

@@ -4,6 +4,7 @@
  * tags and places. HTTP only: what they show comes from lib/pages/browse.ts.
  *
  * - `GET /` (`?page=`), `GET /past` (`?page=`), `GET /tags`, `GET /places` (`?page=`)
+ * - `GET /about`: the instance's description and its fediverse address
  * - `GET /calendar` -> 302 to the current month (instance time zone)
  * - `GET /calendar/YYYY-MM`, `GET /calendar/YYYY-MM-DD` (`?page=`)
  *
@@ -46,6 +47,7 @@ import {
   TagsView,
 } from "../views/site/browse.tsx";
 import { DayView, MonthView } from "../views/site/calendar.tsx";
+import { AboutView } from "../views/site/about.tsx";
 import type { SiteInfo } from "../views/site/shell.tsx";
 import { createPublicKit } from "./kit.ts";
 
@@ -127,6 +129,15 @@ export function browseRoutes(deps: RouteDeps) {
     };
   }
 
+  app.get("/about", async (c) => {
+    const settings = await settingsOf(c, db);
+    const host = new URL(deps.config.baseUrl).host;
+    const handle = settings.enable_federation
+      ? `@${settings.instance_actor}@${host}`
+      : null;
+    return render(c, settings, (common) => AboutView({ ...common, handle }));
+  });
+
   app.get("/past", pagedList(PAST_MAX_PAGE, loadPastPage, PastView));
   app.get("/tags", pagedList(INDEX_MAX_PAGE, loadTagIndex, TagsView));
   app.get("/places", pagedList(INDEX_MAX_PAGE, loadPlaceIndex, PlacesView));
@@ -203,8 +214,8 @@ export const browseModule: RouteModule = {
   name: "browse",
   routes: browseRoutes,
   cacheable: [{
-    routes: ["/", "/past", "/tags", "/places", "/calendar/*"],
-    paths: [/^\/$/, /^\/(past|tags|places)$/, /^\/calendar\/[^/]+$/],
+    routes: ["/", "/about", "/past", "/tags", "/places", "/calendar/*"],
+    paths: [/^\/$/, /^\/(about|past|tags|places)$/, /^\/calendar\/[^/]+$/],
     variant: "language",
   }],
 };

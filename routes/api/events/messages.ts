@@ -12,7 +12,7 @@ import { MessageBody, MessageSchema } from "./schemas.ts";
 
 const postMessageRoute = createRoute({
   method: "post",
-  path: "/api/events/{id}/messages",
+  path: "/events/{id}/messages",
   tags: ["events"],
   summary: "Add a moderation note (owner, editor or admin)",
   security: bearerSecurity,
@@ -35,7 +35,7 @@ const postMessageRoute = createRoute({
 
 const listMessagesRoute = createRoute({
   method: "get",
-  path: "/api/events/{id}/messages",
+  path: "/events/{id}/messages",
   tags: ["events"],
   summary:
     "Moderation notes: all for editors and admins, those marked visible for the owner",

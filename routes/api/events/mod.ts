@@ -31,6 +31,7 @@ export function eventRoutes(deps: RouteDeps) {
  */
 export const eventsModule: RouteModule = {
   name: "events",
+  mount: "/api",
   routes: eventRoutes,
   cacheable: [{
     routes: ["/api/events", "/api/events/*"],

@@ -36,7 +36,7 @@ import {
 
 const getRoute = createRoute({
   method: "get",
-  path: "/api/events/{id}",
+  path: "/events/{id}",
   tags: ["events"],
   summary: "An event, full form",
   description:
@@ -50,7 +50,7 @@ const getRoute = createRoute({
 
 const tagRoute = createRoute({
   method: "get",
-  path: "/api/events/tag/{tag}",
+  path: "/events/tag/{tag}",
   tags: ["events"],
   summary: "Events with a tag: upcoming and past",
   description:
@@ -75,7 +75,7 @@ const tagRoute = createRoute({
 
 const listRoute = createRoute({
   method: "get",
-  path: "/api/events",
+  path: "/events",
   tags: ["events"],
   summary: "Search events",
   description:
@@ -115,7 +115,7 @@ const PageQuery = z.object({
 
 const mineRoute = createRoute({
   method: "get",
-  path: "/api/events/mine",
+  path: "/events/mine",
   tags: ["events"],
   summary: "The caller's own events, hidden ones and series included",
   security: bearerSecurity,
@@ -140,7 +140,7 @@ const UnconfirmedEventSchema = EventSummarySchema.extend({
 
 const unconfirmedRoute = createRoute({
   method: "get",
-  path: "/api/events/unconfirmed",
+  path: "/events/unconfirmed",
   tags: ["events"],
   summary: "The moderation queue: events waiting for confirmation",
   description:

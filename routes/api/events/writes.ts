@@ -48,7 +48,7 @@ import {
 
 const createEventRoute = createRoute({
   method: "post",
-  path: "/api/events",
+  path: "/events",
   tags: ["events"],
   summary: "Create an event",
   description:
@@ -65,7 +65,7 @@ const createEventRoute = createRoute({
 
 const putRoute = createRoute({
   method: "put",
-  path: "/api/events/{id}",
+  path: "/events/{id}",
   tags: ["events"],
   summary: "Update an event (omitted optional fields keep their value)",
   security: bearerSecurity,
@@ -78,7 +78,7 @@ const putRoute = createRoute({
 
 const patchRoute = createRoute({
   method: "patch",
-  path: "/api/events/{id}",
+  path: "/events/{id}",
   tags: ["events"],
   summary: "Change the status or any subset of fields",
   description:
@@ -96,7 +96,7 @@ const patchRoute = createRoute({
 
 const deleteRoute = createRoute({
   method: "delete",
-  path: "/api/events/{id}",
+  path: "/events/{id}",
   tags: ["events"],
   summary: "Delete an event",
   description:
@@ -112,7 +112,7 @@ const deleteRoute = createRoute({
 
 const toggleRoute = createRoute({
   method: "put",
-  path: "/api/events/{id}/toggle",
+  path: "/events/{id}/toggle",
   tags: ["events"],
   summary: "Flip the confirmation state (is_visible)",
   security: bearerSecurity,

@@ -418,6 +418,9 @@ export function SitePage(
               <p>
                 <a href="/embed/new">{t("public.embed.footerLink")}</a>
               </p>
+              <p>
+                <a href="/about">{t("public.about.link")}</a>
+              </p>
             </div>
           </footer>
         </body>
