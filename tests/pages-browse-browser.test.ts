@@ -306,6 +306,31 @@ Deno.test({
       await inspectPage(paged, "tag, page 2", "tag-page2-phone.png");
       await paged.close();
 
+      // The about page: the description's paragraphs and line breaks as
+      // written, found from the footer of any page.
+      await apiOk(base, "PUT", "/api/settings", token, {
+        instance_description:
+          "Concerts and talks around Bologna.\n\nWrite to us:\ncalendar@example.org",
+      });
+      const about = await phone.newPage();
+      await visit(about, `${base}/past`);
+      await about.getByRole("link", { name: "About this calendar" }).click();
+      await about.waitForURL(/\/about$/);
+      assert.equal(
+        await about.locator("h1").innerText(),
+        "About Quando Bologna",
+      );
+      assert.deepEqual(await about.locator("main p").allInnerTexts(), [
+        "Concerts and talks around Bologna.",
+        "Write to us:\ncalendar@example.org",
+        `Follow this calendar from Mastodon or any other fediverse account: search for @relay@${
+          new URL(base).host
+        }.`,
+        "Upcoming events",
+      ]);
+      await inspectPage(about, "about", "about-phone.png");
+      await about.close();
+
       // Dark: the desktop month and tags too (axe checks contrast).
       const dark = await browser.newContext({
         viewport: { width: 1280, height: 900 },

@@ -622,3 +622,47 @@ Deno.test("calendar arithmetic: days across DST, weeks from the locale's first d
   assert.equal(parseDay("2026-02-29"), null);
   assert.deepEqual(parseDay("2028-02-29"), { year: 2028, month: 2, day: 29 });
 });
+
+Deno.test("about: the description's paragraphs and line breaks as written, the fediverse address, linked from every page's footer, cached per language", async () => {
+  const { ctx, admin } = await world();
+  try {
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: {
+        instance_description:
+          "Concerts in Bologna.\r\n\r\nWrite to us:\ncalendar@example.org\n\n\n<b>not bold</b>",
+      },
+    });
+    const about = await getPage(ctx, "/about");
+    assert.equal(about.res.status, 200);
+    assert.deepEqual(parseErrors(about.html), []);
+    assert.match(about.res.headers.get("cache-control") ?? "", /public/);
+    const paragraphs = about.$$("main p").map((p) => (p as El).innerHTML);
+    assert.deepEqual(paragraphs.slice(0, 3), [
+      "Concerts in Bologna.",
+      "Write to us:<br>calendar@example.org",
+      "&lt;b&gt;not bold&lt;/b&gt;",
+    ]);
+    assert.match(text(about.$("main")), /search for @relay@quando\.test\./);
+    assert.equal(
+      about.$("link[rel=canonical]")?.getAttribute("href"),
+      "http://quando.test/about",
+    );
+    assert.ok(CACHED_ROUTES.includes("/about"));
+    const home = await getPage(ctx, "/");
+    assert.ok(home.$('footer a[href="/about"]'));
+    const it = await getPage(ctx, "/about?lang=it");
+    assert.match(text(it.$("h1")), /^Informazioni su /);
+
+    // No description, no federation: says so, and no address to follow.
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { instance_description: "", enable_federation: false },
+    });
+    const bare = await getPage(ctx, "/about");
+    assert.match(text(bare.$("main")), /not described it yet/);
+    assert.doesNotMatch(text(bare.$("main")), /fediverse/);
+  } finally {
+    ctx.close();
+  }
+});

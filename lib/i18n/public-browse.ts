@@ -70,6 +70,13 @@ export const en = {
     "The places of upcoming events, the busiest first.",
   "public.browse.places.empty": "No upcoming event has a place yet.",
   "public.browse.noMore": "There is nothing more to show here.",
+  "public.about.title": "About {site}",
+  "public.about.noDescription":
+    "The people running this calendar have not described it yet.",
+  "public.about.follow":
+    "Follow this calendar from Mastodon or any other fediverse account: search for {handle}.",
+  "public.about.link": "About this calendar",
+  "public.about.upcoming": "Upcoming events",
 } as const;
 
 type Messages = Record<keyof typeof en, string>;
@@ -142,6 +149,13 @@ export const it: Messages = {
     "I luoghi dei prossimi eventi, dai più frequentati.",
   "public.browse.places.empty": "Nessun evento in programma ha un luogo.",
   "public.browse.noMore": "Non c'è altro da mostrare qui.",
+  "public.about.title": "Informazioni su {site}",
+  "public.about.noDescription":
+    "Chi gestisce questo calendario non lo ha ancora descritto.",
+  "public.about.follow":
+    "Segui questo calendario da Mastodon o da un altro account del fediverso: cerca {handle}.",
+  "public.about.link": "Informazioni su questo calendario",
+  "public.about.upcoming": "Prossimi eventi",
 };
 
 /** French. */
@@ -212,6 +226,13 @@ export const fr: Messages = {
     "Les lieux des événements à venir, les plus animés d'abord.",
   "public.browse.places.empty": "Aucun événement à venir n'a de lieu.",
   "public.browse.noMore": "Il n'y a rien de plus à afficher ici.",
+  "public.about.title": "À propos de {site}",
+  "public.about.noDescription":
+    "Les personnes qui tiennent ce calendrier ne l’ont pas encore décrit.",
+  "public.about.follow":
+    "Suivez ce calendrier depuis Mastodon ou un autre compte du fédivers : cherchez {handle}.",
+  "public.about.link": "À propos de ce calendrier",
+  "public.about.upcoming": "Événements à venir",
 };
 
 /** Spanish. */
@@ -282,6 +303,13 @@ export const es: Messages = {
     "Los lugares de los próximos eventos, los más activos primero.",
   "public.browse.places.empty": "Ningún evento próximo tiene lugar asignado.",
   "public.browse.noMore": "No hay nada más que mostrar aquí.",
+  "public.about.title": "Acerca de {site}",
+  "public.about.noDescription":
+    "Quienes llevan este calendario aún no lo han descrito.",
+  "public.about.follow":
+    "Sigue este calendario desde Mastodon o cualquier otra cuenta del fediverso: busca {handle}.",
+  "public.about.link": "Acerca de este calendario",
+  "public.about.upcoming": "Próximos eventos",
 };
 
 /** German. */
@@ -356,4 +384,11 @@ export const de: Messages = {
     "Die Orte kommender Veranstaltungen, die belebtesten zuerst.",
   "public.browse.places.empty": "Keine kommende Veranstaltung hat einen Ort.",
   "public.browse.noMore": "Hier gibt es nichts weiter zu sehen.",
+  "public.about.title": "Über {site}",
+  "public.about.noDescription":
+    "Die Betreiber dieses Kalenders haben ihn noch nicht beschrieben.",
+  "public.about.follow":
+    "Folgen Sie diesem Kalender von Mastodon oder einem anderen Fediverse-Konto aus: suchen Sie nach {handle}.",
+  "public.about.link": "Über diesen Kalender",
+  "public.about.upcoming": "Kommende Veranstaltungen",
 };
