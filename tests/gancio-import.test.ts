@@ -197,6 +197,17 @@ Deno.test("Gancio API import: times, places, tags, images and series kept; a sec
     assert.deepEqual(onlineFull.online_locations, [
       "https://meet.example/assembly",
     ]);
+    // Gancio's "online" pseudo-place: an online event, no place at all.
+    assert.equal(onlineFull.place, null);
+    const placeNames = await ctx.database.db.all<{ name: string }>(
+      sql`SELECT name FROM places`,
+    );
+    assert.ok(!placeNames.some((p) => p.name.toLowerCase() === "online"));
+    const onlinePage = await call(ctx, "GET", `/event/${onlineFull.slug}`);
+    const onlineHtml = await onlinePage.text();
+    assert.equal(onlinePage.status, 200);
+    assert.match(onlineHtml, /meet\.example\/assembly/);
+    assert.doesNotMatch(onlineHtml, /openstreetmap|geo:|maps\?/i);
 
     // The series: a Quando series from the Gancio parent, its occurrences
     // laid out by Quando (June 3 once), May 20 kept as a single event.

@@ -172,6 +172,32 @@ export interface ItemOptions {
   ownerOf?: (userId: number | null) => UserRow | undefined;
 }
 
+/**
+ * Whether a place is Gancio's "online" pseudo-place (what Gancio files an
+ * event held only online under), not a place anyone goes to.
+ */
+export function isOnlinePseudoPlace(place: GancioPlace | null): boolean {
+  return place !== null && place.name.trim().toLowerCase() === "online" &&
+    place.latitude === null && place.longitude === null &&
+    ["", "online"].includes(place.address.trim().toLowerCase());
+}
+
+/**
+ * The place of an event in Quando: none for an event held online (it keeps
+ * its links); the pseudo-place is kept, with a problem line, only when the
+ * event has no link to hold it without one.
+ */
+function placeIn(event: GancioEvent, problems: string[]): GancioPlace | null {
+  if (!isOnlinePseudoPlace(event.place)) return event.place;
+  if (event.online_locations.length > 0) return null;
+  problems.push(
+    `${event.id}: held online but without a link: kept at a place named "${
+      event.place!.name
+    }" (add its link in Quando)`,
+  );
+  return event.place;
+}
+
 function baseItem(
   event: GancioEvent,
   options: ItemOptions,
@@ -192,7 +218,7 @@ function baseItem(
     start: event.start_datetime,
     end: event.end_datetime,
     allDay: false,
-    place: event.place,
+    place: placeIn(event, problems),
     online_locations: event.online_locations,
     tags: event.tags,
     cancelled: false,
