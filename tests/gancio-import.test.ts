@@ -34,6 +34,7 @@ import {
   type TestContext,
 } from "./helpers.ts";
 import { png } from "./images.ts";
+import { get, signIn } from "./web-helpers.ts";
 
 const FIXTURES = new URL("./fixtures/gancio/", import.meta.url);
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -604,8 +605,17 @@ Deno.test("Gancio database import: users without usable passwords (matched by e-
       "member@gancio.example",
     ))!;
     assert.equal(rows[0].userId, member.id);
-    assert.equal(rows[1].userId, admin.user.id);
+    // An anonymous submission stays anonymous (not the importing admin's).
+    assert.equal(rows[1].userId, null);
     assert.equal(rows[1].is_visible, 0);
+    const queue = await (await get(
+      ctx,
+      "/admin",
+      await signIn(ctx, { email: admin.email, password: admin.password }),
+    )).text();
+    assert.match(queue, /Waiting for confirmation/);
+    assert.match(queue, /anonymous/);
+    assert.doesNotMatch(queue, /user #\d/);
     const party = await (await call(ctx, "GET", `/api/events/${rows[0].id}`))
       .json();
     assert.deepEqual(

@@ -39,6 +39,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "invitations",
       "sources",
       "imported_events",
+      "gancio_links",
       "__drizzle_migrations",
     ]
   ) assert.ok(tables.has(t), `table ${t}`);
@@ -71,6 +72,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "events_parent_start_idx",
       "events_listed_last_place_idx",
       "events_online_last_idx",
+      "gancio_links_slug_idx",
     ]
   ) assert.ok(indexes.has(i), `index ${i}`);
   const triggers = await names(database, "trigger");

@@ -32,6 +32,7 @@ export interface ImportItem extends IcsItem {
   owner?: UserRow;
   /** Visible or waiting for confirmation, whatever the target says. */
   visible?: boolean;
+
   /**
    * For an exception (a RECURRENCE-ID): it only repeats its series, so it is
    * linked to the series' occurrence at that start without changing it.
@@ -238,11 +239,12 @@ export async function applyImport(
       ? seriesIds.get(item.uid)
       : undefined;
     if (!existing && parentId !== undefined) {
-      // An exception to a Quando series: the occurrence it replaces.
+      // An exception to a Quando series: the occurrence it replaces, by the
+      // slot the rule gave it (it keeps it when moved).
       const [occurrence] = await db.select({ id: events.id }).from(events)
         .where(and(
           eq(events.parentId, parentId),
-          eq(events.start_datetime, item.recurrenceId!),
+          eq(events.recurrence_slot, item.recurrenceId!),
         ));
       if (!occurrence && !item.orphanAsSingle) {
         counts.skipped++;

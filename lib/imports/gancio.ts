@@ -29,10 +29,18 @@ import { applyImport, type ImportDeps } from "./apply.ts";
 import { urlImageLoader } from "./images.ts";
 import {
   fetchGancioEvents,
-  gancioImportOrigin,
   gancioMediaUrl,
   gancioOrigin,
 } from "./gancio/api.ts";
+import {
+  assignGancioOwners,
+  recordGancioLinks,
+  resolveImportOrigin,
+} from "./gancio/links.ts";
+import {
+  importGancioSettings,
+  type SettingsOutcome,
+} from "./gancio/settings.ts";
 import {
   type GancioQuery,
   importGancioPeers,
@@ -79,6 +87,10 @@ export interface GancioSummary {
   events: SyncCounts;
   users: { created: number; existing: number } | null;
   peers: PeersOutcome | null;
+  /** The settings carried over (from the database; null from the API). */
+  settings: Omit<SettingsOutcome, "settings"> | null;
+  /** Sentences on how this run matched earlier ones. */
+  notes: string[];
   problems: string[];
 }
 
@@ -97,9 +109,13 @@ export async function importGancio(
   let events: GancioEvent[];
   let usersOutcome: UsersOutcome | null = null;
   let peers: PeersOutcome | null = null;
+  let settingsOutcome: SettingsOutcome | null = null;
   if (options.database) {
     const dump = readGancioDatabase(options.database);
     problems.push(...dump.problems);
+    // Settings first: series keep their wall-clock time in the time zone.
+    settingsOutcome = await importGancioSettings(deps, dump.settings, problems);
+    deps = { ...deps, settings: settingsOutcome.settings };
     usersOutcome = await importGancioUsers(deps, dump.users);
     peers = await importGancioPeers(deps, dump);
     const since = options.since ?? 0;
@@ -120,7 +136,11 @@ export async function importGancio(
   }
   const fromUrl = urlImageLoader(options.fetchLimits);
   const readUpload = options.readUpload;
-  const { items, problems: itemProblems } = gancioItems(events, {
+  // One origin whichever mode reads the instance: a Gancio event is matched
+  // by it and its Gancio id.
+  const resolved = await resolveImportOrigin(deps.db, origin);
+  const { items, links, problems: itemProblems } = gancioItems(events, {
+    timeZone: deps.settings.instance_timezone,
     imageRef: (url) =>
       readUpload && !/^https?:/i.test(url)
         ? `${UPLOAD_REF}${url}`
@@ -151,7 +171,7 @@ export async function importGancio(
           : fromUrl(ref, maxBytes),
     },
   }, {
-    origin: origin ? gancioImportOrigin(origin) : "gancio:database",
+    origin: resolved.origin,
     user,
     defaultTags: [],
     defaultPlaceId: null,
@@ -159,12 +179,18 @@ export async function importGancio(
     complete: false,
   }, items);
   problems.push(...outcome.problems);
+  await recordGancioLinks(deps, resolved.origin, links);
+  await assignGancioOwners(deps.db, resolved.origin, links);
   return {
     events: outcome.counts,
     users: usersOutcome
       ? { created: usersOutcome.created, existing: usersOutcome.existing }
       : null,
     peers,
+    settings: settingsOutcome
+      ? { taken: settingsOutcome.taken, kept: settingsOutcome.kept }
+      : null,
+    notes: resolved.notes,
     problems,
   };
 }
@@ -175,13 +201,30 @@ export function summaryLines(summary: GancioSummary): string[] {
   const lines = [
     `events: ${e.created} created, ${e.updated} updated, ${e.unchanged} unchanged, ${e.skipped} skipped`,
   ];
+  lines.push(...summary.notes);
+  if (summary.settings) {
+    const { taken, kept } = summary.settings;
+    lines.push(
+      `settings: ${
+        taken.length > 0
+          ? `taken from Gancio: ${taken.join(", ")}`
+          : "none taken"
+      }${
+        kept.length > 0 ? `; already set here (left): ${kept.join(", ")}` : ""
+      }`,
+    );
+  } else {
+    lines.push(
+      "settings: not readable from Gancio's API: set the title, description and time zone at /admin/settings (or import with --sqlite)",
+    );
+  }
   if (summary.users) {
     lines.push(
       `users: ${summary.users.created} created, ${summary.users.existing} already here (left as they are)`,
     );
     if (summary.users.created > 0) {
       lines.push(
-        "  new accounts have no usable password: each sets one with `deno task user reset-password --email <e-mail>` (or an admin invites them again from /admin/users)",
+        "  new accounts have no usable password: an admin sends each a password-setting link from /admin/users (or sets one: deno task user reset-password --email <e-mail>)",
       );
     }
   }

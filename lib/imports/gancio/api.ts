@@ -29,11 +29,6 @@ export function gancioOrigin(value: string): string {
   return url.origin;
 }
 
-/** The origin recorded in `imported_events` for an instance. */
-export function gancioImportOrigin(origin: string): string {
-  return `gancio:${origin}`;
-}
-
 /** The most values (and nesting) a Gancio answer may hold: its events' fields, with room. */
 const JSON_MAX_VALUES = 1_000_000;
 const JSON_MAX_DEPTH = 64;
