@@ -24,6 +24,8 @@ import {
   createTestApp,
   createTestUser,
   hasher,
+  PERMS,
+  ROOT,
   type TestContext,
 } from "./helpers.ts";
 
@@ -485,5 +487,47 @@ Deno.test("Gancio's event URLs (/event/<slug>, an occurrence's /event/<slug>-N, 
     await missing.body?.cancel();
   } finally {
     ctx.close();
+  }
+});
+
+Deno.test("deno task import:gancio --url on this machine with --allow-private, then --sqlite alone: nothing twice", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/gancio.sqlite`;
+  await gancioDatabase(path);
+  const api = gancioApi(path);
+  try {
+    const run = async (args: string[]) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...PERMS, "main.ts", "import-gancio", ...args],
+        cwd: ROOT,
+        clearEnv: true,
+        env: {
+          PATH: Deno.env.get("PATH") ?? "",
+          RUST_BACKTRACE: "0",
+          DATABASE_URL: `file:${dir}/quando.db`,
+          ADMIN_EMAIL: "owner@example.org",
+          ADMIN_PASSWORD: "correct horse battery",
+        },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+    };
+    // Without the flag (and without ALLOW_PRIVATE_ADDRESSES): refused.
+    const refused = await run(["--url", api.url]);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /could not be read/);
+    const first = await run(["--url", api.url, "--allow-private"]);
+    assert.equal(first.code, 0, first.stderr);
+    const created = /events: (\d+) created/.exec(first.stderr);
+    assert.ok(created && Number(created[1]) > 0, first.stderr);
+    const second = await run(["--sqlite", path]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, /events: 0 created/);
+    assert.match(second.stderr, /matched to the events imported earlier/);
+    assert.match(second.stderr, /settings: taken from Gancio/);
+  } finally {
+    await api.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
