@@ -531,3 +531,45 @@ Deno.test("deno task import:gancio --url on this machine with --allow-private, t
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("Gancio import: a moved occurrence that an earlier version imported as a single event is named once, and its record given to the series' occurrence", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/gancio.sqlite`;
+  await gancioDatabase(path);
+  const ctx = await createTestApp();
+  const gancioDb = new DatabaseSync(path, { readOnly: true });
+  try {
+    await createTestUser(ctx, { role: "admin" });
+    const run = async () =>
+      importGancio(await importDeps(ctx), {
+        fetchLimits: { allowPrivateAddress: true, userAgent: "Quando tests" },
+        database: (q) => gancioDb.prepare(q).all() as Record<string, unknown>[],
+      });
+    await run();
+    // What the earlier version left: the moved occurrence keyed by its new
+    // start, as a single event of its own.
+    const [{ id: single }] = await ctx.database.db.all<{ id: number }>(
+      sql`SELECT id FROM events WHERE title = 'Assembly'`,
+    );
+    await ctx.database.db.run(
+      sql`UPDATE imported_events SET recurrence_id = ${WED_JUN_10_19H}, eventId = ${single} WHERE uid = '100' AND recurrence_id = ${TUE_JUN_09}`,
+    );
+    const again = await run();
+    assert.equal(again.events.created, 0, again.problems.join("\n"));
+    assert.match(
+      again.problems.join("\n"),
+      new RegExp(`Quando event ${single}\\b.*delete event ${single}`),
+    );
+    const [{ n }] = await ctx.database.db.all<{ n: number }>(
+      sql`SELECT count(*) AS n FROM imported_events WHERE uid = '100' AND recurrence_id = ${WED_JUN_10_19H}`,
+    );
+    assert.equal(n, 0);
+    const third = await run();
+    assert.doesNotMatch(third.problems.join("\n"), /earlier import/);
+    assert.equal(third.events.created, 0);
+  } finally {
+    gancioDb.close();
+    ctx.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

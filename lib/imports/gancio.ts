@@ -2,22 +2,27 @@
  * Moving from Gancio: a Gancio instance's events brought into Quando, from
  * its public API (`GET /api/events`, then `GET /api/event/detail/{id}` for
  * each) or from its SQLite database (rows the caller reads; users and the
- * trusted and blocked fediverse actors and instances too). Events are
- * applied with applyImport under the origin `gancio:<origin>`, keyed by the
- * Gancio event id, so that running it again updates instead of duplicating.
+ * trusted and blocked fediverse actors and instances, and the settings,
+ * too). Events are applied with applyImport under the origin
+ * `gancio:<origin>` (the same whichever way the instance is read), keyed by
+ * the Gancio event id, so that running it again, in either mode, updates
+ * instead of duplicating; `gancio_links` keeps where each Gancio event went,
+ * for its old URLs.
  *
  * A Gancio series (a parent event with `recurrent`, never listed, and the
  * occurrences Gancio materialises one at a time) becomes a Quando series:
  * Quando lays out its occurrences itself, so the series goes on after the
  * move. Occurrences Gancio already has are linked to the series' occurrence
- * at the same start (changed ones as exceptions); those from before the
- * series came in (history) become single events. A parent that is not
+ * at the same slot of the rule (changed ones as exceptions, a moved one at
+ * the nearest free slot); those from before the series came in (history)
+ * become single events. A parent that is not
  * public, or whose rule Quando cannot repeat, leaves its occurrences to be
  * imported one by one.
  *
  * This module is the import itself; its parts are in `gancio/`:
  * `mapping.ts` (Gancio events as import items), `api.ts` (reading the public
- * API) and `database.ts` (reading the database, users and peers).
+ * API), `database.ts` (reading the database, users and peers), `settings.ts`
+ * (its settings) and `links.ts` (the origin, owners and old URLs).
  *
  * No filesystem and no Deno APIs here: it bundles for Workers.
  */
@@ -34,6 +39,7 @@ import {
 } from "./gancio/api.ts";
 import {
   assignGancioOwners,
+  forgetMovedOccurrenceKeys,
   recordGancioLinks,
   resolveImportOrigin,
 } from "./gancio/links.ts";
@@ -158,6 +164,9 @@ export async function importGancio(
       : undefined,
   });
   problems.push(...itemProblems);
+  problems.push(
+    ...await forgetMovedOccurrenceKeys(deps.db, resolved.origin, items),
+  );
   const outcome = await applyImport({
     ...deps,
     images: {

@@ -215,3 +215,50 @@ export async function assignGancioOwners(
     await db.batch(statements as [typeof statements[0]]);
   }
 }
+
+/**
+ * Forgets what an earlier version recorded for an occurrence edited on its
+ * own to another time: it was keyed by its new start and became a single
+ * event besides its series' occurrence. The occurrence at its slot now holds
+ * it; the single event is left (it may have been edited or shared) and named
+ * in a problem line, once.
+ */
+export async function forgetMovedOccurrenceKeys(
+  db: Db,
+  importOrigin: string,
+  items: { uid: string; recurrenceId: number | null; start: number }[],
+): Promise<string[]> {
+  const moved = items.filter((i) =>
+    i.recurrenceId !== null && i.recurrenceId !== i.start
+  );
+  if (moved.length === 0) return [];
+  const rows = await db.select({
+    uid: importedEvents.uid,
+    recurrence_id: importedEvents.recurrence_id,
+    eventId: importedEvents.eventId,
+  }).from(importedEvents).where(and(
+    eq(importedEvents.origin, importOrigin),
+    inArray(importedEvents.uid, [...new Set(moved.map((i) => i.uid))]),
+  ));
+  const known = new Map(
+    rows.map((r) => [`${r.recurrence_id}\u0000${r.uid}`, r.eventId]),
+  );
+  const problems: string[] = [];
+  for (const item of moved) {
+    const legacy = known.get(`${item.start}\u0000${item.uid}`);
+    if (
+      legacy === undefined || known.has(`${item.recurrenceId}\u0000${item.uid}`)
+    ) continue;
+    await db.delete(importedEvents).where(and(
+      eq(importedEvents.origin, importOrigin),
+      eq(importedEvents.uid, item.uid),
+      eq(importedEvents.recurrence_id, item.start),
+    ));
+    problems.push(
+      `${item.uid}: an earlier import made its occurrence moved to ${
+        new Date(item.start * 1000).toISOString()
+      } a single event (Quando event ${legacy}); the series' occurrence holds it now: delete event ${legacy} if it is a duplicate`,
+    );
+  }
+  return problems;
+}
