@@ -224,7 +224,7 @@ export function summaryLines(summary: GancioSummary): string[] {
     );
   } else {
     lines.push(
-      "settings: not readable from Gancio's API: set the title, description and time zone at /admin/settings (or import with --sqlite)",
+      "settings: Gancio's API does not show them: set the title, description and time zone at /admin/settings (series keep their wall-clock time in the time zone), or import with --sqlite",
     );
   }
   if (summary.users) {
