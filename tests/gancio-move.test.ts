@@ -206,6 +206,27 @@ function gancioApi(path: string) {
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     (request) => {
       const url = new URL(request.url);
+      if (url.pathname === "/.well-known/nodeinfo") {
+        return Response.json({
+          links: [{
+            rel: "http://nodeinfo.diaspora.software/ns/schema/2.0",
+            href: `${url.origin}/.well-known/nodeinfo/2.0`,
+          }],
+        });
+      }
+      if (url.pathname === "/.well-known/nodeinfo/2.0") {
+        return Response.json({
+          version: "2.0",
+          software: { name: "gancio", version: "1.19.0" },
+          protocols: ["activitypub"],
+          openRegistrations: true,
+          usage: { users: { total: 1 }, localPosts: 9 },
+          metadata: {
+            nodeName: "Gancio Bologna",
+            nodeDescription: "What happens in Bologna.\n\nSend yours!",
+          },
+        });
+      }
       if (url.pathname === "/api/events") {
         const start = Number(url.searchParams.get("start"));
         const max = Number(url.searchParams.get("max")) || 100;
@@ -571,5 +592,27 @@ Deno.test("Gancio import: a moved occurrence that an earlier version imported as
     gancioDb.close();
     ctx.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Gancio import by --url: the title, description and registration come from its NodeInfo; the time zone is left, and the summary says so", async () => {
+  const { ctx, summaries } = await moveWith(["url"]);
+  try {
+    const settings = await getSettings(ctx.database.db);
+    assert.equal(settings.instance_title, "Gancio Bologna");
+    assert.equal(
+      settings.instance_description,
+      "What happens in Bologna.\n\nSend yours!",
+    );
+    assert.equal(settings.allow_registration, true);
+    assert.equal(settings.instance_timezone, "UTC");
+    const lines = summaryLines(summaries[0]).join("\n");
+    assert.match(lines, /taken from Gancio: instance_title/);
+    assert.match(
+      lines,
+      /does not show its time zone: set it at \/admin\/settings/,
+    );
+  } finally {
+    ctx.close();
   }
 });

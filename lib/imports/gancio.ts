@@ -34,6 +34,7 @@ import { applyImport, type ImportDeps } from "./apply.ts";
 import { urlImageLoader } from "./images.ts";
 import {
   fetchGancioEvents,
+  fetchGancioNodeInfo,
   gancioMediaUrl,
   gancioOrigin,
 } from "./gancio/api.ts";
@@ -93,8 +94,8 @@ export interface GancioSummary {
   events: SyncCounts;
   users: { created: number; existing: number } | null;
   peers: PeersOutcome | null;
-  /** The settings carried over (from the database; null from the API). */
-  settings: Omit<SettingsOutcome, "settings"> | null;
+  /** The settings carried over (from the database, or the API's NodeInfo). */
+  settings: Omit<SettingsOutcome, "settings"> & { fromApi: boolean };
   /** Sentences on how this run matched earlier ones. */
   notes: string[];
   problems: string[];
@@ -137,6 +138,14 @@ export async function importGancio(
     );
     problems.push(...reading.problems);
     events = reading.events;
+    // The API does not show Gancio's settings; its NodeInfo tells a few
+    // (written once the events could be read).
+    settingsOutcome = await importGancioSettings(
+      deps,
+      await fetchGancioNodeInfo(origin, options.fetchLimits),
+      problems,
+    );
+    deps = { ...deps, settings: settingsOutcome.settings };
   } else {
     throw new GancioError("give --url or --sqlite");
   }
@@ -196,9 +205,11 @@ export async function importGancio(
       ? { created: usersOutcome.created, existing: usersOutcome.existing }
       : null,
     peers,
-    settings: settingsOutcome
-      ? { taken: settingsOutcome.taken, kept: settingsOutcome.kept }
-      : null,
+    settings: {
+      taken: settingsOutcome?.taken ?? [],
+      kept: settingsOutcome?.kept ?? [],
+      fromApi: !options.database,
+    },
     notes: resolved.notes,
     problems,
   };
@@ -211,20 +222,15 @@ export function summaryLines(summary: GancioSummary): string[] {
     `events: ${e.created} created, ${e.updated} updated, ${e.unchanged} unchanged, ${e.skipped} skipped`,
   ];
   lines.push(...summary.notes);
-  if (summary.settings) {
-    const { taken, kept } = summary.settings;
+  const { taken, kept, fromApi } = summary.settings;
+  lines.push(
+    `settings: ${
+      taken.length > 0 ? `taken from Gancio: ${taken.join(", ")}` : "none taken"
+    }${kept.length > 0 ? `; already set here (left): ${kept.join(", ")}` : ""}`,
+  );
+  if (fromApi) {
     lines.push(
-      `settings: ${
-        taken.length > 0
-          ? `taken from Gancio: ${taken.join(", ")}`
-          : "none taken"
-      }${
-        kept.length > 0 ? `; already set here (left): ${kept.join(", ")}` : ""
-      }`,
-    );
-  } else {
-    lines.push(
-      "settings: Gancio's API does not show them: set the title, description and time zone at /admin/settings (series keep their wall-clock time in the time zone), or import with --sqlite",
+      "  Gancio's API does not show its time zone: set it at /admin/settings (series keep their wall-clock time in it), or import with --sqlite",
     );
   }
   if (summary.users) {
