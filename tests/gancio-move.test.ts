@@ -616,3 +616,31 @@ Deno.test("Gancio import by --url: the title, description and registration come 
     ctx.close();
   }
 });
+
+Deno.test("Gancio import: an occurrence moved and retitled in Gancio comes in once, as a changed occurrence of its series", async () => {
+  for (const mode of ["url", "sqlite"] as Mode[]) {
+    const { ctx, rows } = await moveWith([mode]);
+    try {
+      const series = rows.find((r) => r.recurrent !== null)!;
+      const moved = rows.filter((r) =>
+        r.title === "Tuesday choir, on Wednesday"
+      );
+      assert.deepEqual(
+        moved.map((r) => [r.start_datetime, r.parentId]),
+        [[WED_JUN_10_19H, series.id]],
+        mode,
+      );
+      assert.deepEqual(
+        rows.filter((r) => r.start_datetime === TUE_JUN_09),
+        [],
+        mode,
+      );
+      const edited = await ctx.database.db.all<{ occurrence_edited: number }>(
+        sql`SELECT occurrence_edited FROM events WHERE id = ${moved[0].id}`,
+      );
+      assert.equal(edited[0].occurrence_edited, 1);
+    } finally {
+      ctx.close();
+    }
+  }
+});
