@@ -32,10 +32,9 @@ export interface ImportItem extends IcsItem {
   owner?: UserRow;
   /** Visible or waiting for confirmation, whatever the target says. */
   visible?: boolean;
-
   /**
    * For an exception (a RECURRENCE-ID): it only repeats its series, so it is
-   * linked to the series' occurrence at that start without changing it.
+   * linked to the series' occurrence of that slot without changing it.
    */
   inheritsSeries?: boolean;
   /**

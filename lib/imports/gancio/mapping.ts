@@ -381,13 +381,19 @@ export function gancioItems(
     });
     items.push({ ...baseItem(event, options, problems), recurrent: rule });
   }
+  const occurrencesOf = new Map<number, GancioEvent[]>();
+  for (const event of events) {
+    if (event.parentId === null || !series.has(event.parentId)) continue;
+    const list = occurrencesOf.get(event.parentId) ?? [];
+    list.push(event);
+    occurrencesOf.set(event.parentId, list);
+  }
   const slotOf = new Map<number, number>();
-  for (const [parentId, rule] of series) {
-    const occurrences = events.filter((e) => e.parentId === parentId);
+  for (const [parentId, occurrences] of occurrencesOf) {
     for (
       const [id, slot] of occurrenceSlots(
         byId.get(parentId)!,
-        rule,
+        series.get(parentId)!,
         occurrences,
         options.timeZone,
       )
