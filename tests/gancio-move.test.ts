@@ -28,6 +28,7 @@ import {
   ROOT,
   type TestContext,
 } from "./helpers.ts";
+import { png } from "./images.ts";
 
 const FIXTURES = new URL("./fixtures/gancio/", import.meta.url);
 const AT = "2024-03-01 10:00:00.000 +00:00";
@@ -146,7 +147,7 @@ async function gancioDatabase(path: string) {
     is_visible: true,
     userId: 1,
     placeId: 1,
-    media: [],
+    media: [{ url: "poster.png", name: "The poster", focalpoint: [0, 0] }],
     online_locations: [],
   });
   insert("events", {
@@ -202,10 +203,17 @@ function gancioApi(path: string) {
     tags: [],
     place: places.get(e.placeId as number) ?? null,
   });
+  const hits = { media: 0 };
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     (request) => {
       const url = new URL(request.url);
+      if (url.pathname === "/media/poster.png") {
+        hits.media++;
+        return new Response(png(40, 30), {
+          headers: { "content-type": "image/png" },
+        });
+      }
       if (url.pathname === "/.well-known/nodeinfo") {
         return Response.json({
           links: [{
@@ -250,6 +258,7 @@ function gancioApi(path: string) {
   );
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
+    hits,
     close: async () => {
       await server.shutdown();
       db.close();
@@ -286,7 +295,8 @@ async function allEvents(ctx: TestContext): Promise<Row[]> {
   );
 }
 
-type Mode = "url" | "sqlite" | "both";
+/** `uploads`: the database alone, images from its uploads folder. */
+type Mode = "url" | "sqlite" | "both" | "uploads";
 
 /** A fresh Quando importing the Gancio instance in these modes, one after the other. */
 async function moveWith(modes: Mode[]) {
@@ -298,20 +308,36 @@ async function moveWith(modes: Mode[]) {
   const gancioDb = new DatabaseSync(path, { readOnly: true });
   const admin = await createTestUser(ctx, { role: "admin" });
   const summaries = [];
+  const reads = { uploads: 0 };
   try {
     for (const mode of modes) {
       const options: GancioImportOptions = {
         fetchLimits: { allowPrivateAddress: true, userAgent: "Quando tests" },
       };
-      if (mode !== "sqlite") options.url = api.url;
+      if (mode === "url" || mode === "both") options.url = api.url;
       if (mode !== "url") {
         options.database = (q) =>
           gancioDb.prepare(q).all() as Record<string, unknown>[];
       }
+      if (mode === "uploads") {
+        options.readUpload = (name) => {
+          reads.uploads++;
+          return name === "poster.png"
+            ? Promise.resolve(png(40, 30))
+            : Promise.reject(new Error("no such file"));
+        };
+      }
       const summary = await importGancio(await importDeps(ctx), options);
       summaries.push(summary);
     }
-    return { ctx, admin, summaries, rows: await allEvents(ctx) };
+    return {
+      ctx,
+      admin,
+      summaries,
+      rows: await allEvents(ctx),
+      mediaHits: api.hits.media,
+      uploadReads: reads.uploads,
+    };
   } finally {
     gancioDb.close();
     await api.close();
@@ -641,6 +667,43 @@ Deno.test("Gancio import: an occurrence moved and retitled in Gancio comes in on
       assert.equal(edited[0].occurrence_edited, 1);
     } finally {
       ctx.close();
+    }
+  }
+});
+
+Deno.test("Gancio import: an image comes in once whichever way it is read (the instance, or its uploads folder), and a database import without the folder keeps it", async () => {
+  for (
+    const [modes, mediaHits, uploadReads, files] of [
+      [["url", "sqlite", "uploads"], 1, 0, 1],
+      // Read from the folder before the instance's address was known: the
+      // first import by --url fetches it once more (the file it replaces is
+      // left to the sweep of unreferenced uploads).
+      [["uploads", "url", "sqlite"], 1, 1, 2],
+      [["url", "uploads"], 1, 0, 1],
+      [["both", "uploads", "url"], 1, 0, 1],
+    ] as [Mode[], number, number, number][]
+  ) {
+    const moved = await moveWith(modes);
+    try {
+      const assembly = moved.rows.find((r) => r.title === "Assembly")!;
+      const full = await (await call(
+        moved.ctx,
+        "GET",
+        `/api/events/${assembly.id}`,
+      )).json();
+      assert.equal(full.media.length, 1, modes.join(" then "));
+      assert.equal(full.media[0].name, "The poster");
+      assert.equal(moved.mediaHits, mediaHits, modes.join(" then "));
+      assert.equal(moved.uploadReads, uploadReads, modes.join(" then "));
+      for (const summary of moved.summaries.slice(1)) {
+        assert.doesNotMatch(summary.problems.join("\n"), /poster/);
+      }
+      const [{ n }] = await moved.ctx.database.db.all<{ n: number }>(
+        sql`SELECT count(*) AS n FROM media_files`,
+      );
+      assert.equal(n, files, modes.join(" then "));
+    } finally {
+      moved.ctx.close();
     }
   }
 });

@@ -25,6 +25,12 @@ import { type ImageImport, importImage } from "./images.ts";
  * tell: the image's alt text and focal point, the owner, the visibility.
  */
 export interface ImportItem extends IcsItem {
+  /**
+   * What names `image` whichever way it is read (a Gancio upload read from
+   * its folder or from the instance): an image is fetched again only when
+   * this changes. Absent: `image` itself.
+   */
+  imageKey?: string;
   /** Alt text of `image`. */
   imageName?: string;
   imageFocalpoint?: [number, number];
@@ -227,7 +233,7 @@ export async function applyImport(
       ? "off"
       : item.image
       ? await sha256Hex(JSON.stringify([
-        item.image,
+        item.imageKey ?? item.image,
         item.imageName ?? "",
         item.imageFocalpoint ?? [0, 0],
       ]))

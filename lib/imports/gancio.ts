@@ -154,16 +154,20 @@ export async function importGancio(
   // One origin whichever mode reads the instance: a Gancio event is matched
   // by it and its Gancio id.
   const resolved = await resolveImportOrigin(deps.db, origin);
+  // The instance's address: given, or known from an earlier import by --url.
+  const knownOrigin = origin ?? resolved.url;
   const { items, links, problems: itemProblems } = gancioItems(events, {
     timeZone: deps.settings.instance_timezone,
     imageRef: (url) =>
       readUpload && !/^https?:/i.test(url)
         ? `${UPLOAD_REF}${url}`
-        : origin
-        ? gancioMediaUrl(origin, url)
+        : knownOrigin
+        ? gancioMediaUrl(knownOrigin, url)
         : /^https?:/i.test(url)
         ? url
         : null,
+    // The same image whether read from the uploads folder or the instance.
+    imageKey: (url) => knownOrigin ? gancioMediaUrl(knownOrigin, url) : url,
     seriesAllowed: deps.settings.allow_recurrent_event,
     ownerOf: usersOutcome
       ? (id) => {

@@ -39,7 +39,7 @@ async function gancioOrigins(db: Db): Promise<string[]> {
 export async function resolveImportOrigin(
   db: Db,
   origin: string | null,
-): Promise<{ origin: string; notes: string[] }> {
+): Promise<{ origin: string; url: string | null; notes: string[] }> {
   const known = await gancioOrigins(db);
   if (origin === null) {
     const named = known.filter((o) => o !== DATABASE_IMPORT_ORIGIN);
@@ -53,20 +53,22 @@ export async function resolveImportOrigin(
     if (named.length === 1) {
       return {
         origin: named[0],
+        url: linkOrigin(named[0]),
         notes: [
           `matched to the events imported earlier from ${linkOrigin(named[0])}`,
         ],
       };
     }
-    return { origin: DATABASE_IMPORT_ORIGIN, notes: [] };
+    return { origin: DATABASE_IMPORT_ORIGIN, url: null, notes: [] };
   }
   const target = `${PREFIX}${origin}`;
   if (!known.includes(DATABASE_IMPORT_ORIGIN)) {
-    return { origin: target, notes: [] };
+    return { origin: target, url: origin, notes: [] };
   }
   if (known.includes(target)) {
     return {
       origin: target,
+      url: origin,
       notes: [
         `events imported earlier from a database without --url are left as they are (both ${origin} and the database alone were imported)`,
       ],
@@ -82,6 +84,7 @@ export async function resolveImportOrigin(
   ]);
   return {
     origin: target,
+    url: origin,
     notes: [
       `the events imported earlier from the database alone are now matched to ${origin}`,
     ],

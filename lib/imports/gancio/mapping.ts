@@ -183,6 +183,8 @@ export interface GancioLink {
 export interface ItemOptions {
   /** The reference of an image (a Gancio media file name or URL); null: left out. */
   imageRef: (url: string) => string | null;
+  /** What names the image whichever way it is read (absent: its reference). */
+  imageKey?: (url: string) => string;
   /** Whether Quando repeats series here (the setting allow_recurrent_event). */
   seriesAllowed: boolean;
   /** The owner of an event by its Gancio user id (absent: the import's user). */
@@ -245,6 +247,7 @@ function baseItem(
     until: null,
     exdates: [],
     image,
+    imageKey: media && image ? options.imageKey?.(media.url) : undefined,
     imageName: media && image ? media.name : undefined,
     imageFocalpoint: media && image ? media.focalpoint : undefined,
     owner: options.ownerOf?.(event.userId),
