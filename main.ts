@@ -28,6 +28,7 @@ import { runScheduledJobs, SCHEDULED_JOBS_INTERVAL_MS } from "./lib/jobs.ts";
 import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import { assembleInstance } from "./lib/assemble.ts";
 import { createApp } from "./routes/mod.ts";
+import { ADDRESS_NOT_ALLOWED } from "./lib/net/egress.ts";
 import { createPinnedEgress } from "./lib/net/pinned-egress.ts";
 import { BackupError, exportBackup, importBackup } from "./lib/backup.ts";
 import {
@@ -408,6 +409,11 @@ async function importFromGancio(config: Config, args: string[]) {
   } catch (error) {
     if (error instanceof GancioError) {
       console.error(`import:gancio failed: ${error.message}`);
+      if (!allowPrivate && error.message.includes(ADDRESS_NOT_ALLOWED)) {
+        console.error(
+          "  a Gancio on this machine or the local network: add --allow-private",
+        );
+      }
       return 1;
     }
     throw error;

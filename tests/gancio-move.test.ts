@@ -564,6 +564,7 @@ Deno.test("deno task import:gancio --url on this machine with --allow-private, t
     const refused = await run(["--url", api.url]);
     assert.equal(refused.code, 1, refused.stderr);
     assert.match(refused.stderr, /could not be read/);
+    assert.match(refused.stderr, /add --allow-private/);
     const first = await run(["--url", api.url, "--allow-private"]);
     assert.equal(first.code, 0, first.stderr);
     const created = /events: (\d+) created/.exec(first.stderr);
