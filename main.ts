@@ -28,6 +28,7 @@ import { runScheduledJobs, SCHEDULED_JOBS_INTERVAL_MS } from "./lib/jobs.ts";
 import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import { assembleInstance } from "./lib/assemble.ts";
 import { createApp } from "./routes/mod.ts";
+import { ADDRESS_NOT_ALLOWED } from "./lib/net/egress.ts";
 import { createPinnedEgress } from "./lib/net/pinned-egress.ts";
 import { BackupError, exportBackup, importBackup } from "./lib/backup.ts";
 import {
@@ -285,7 +286,7 @@ async function* readLines(
 }
 
 const GANCIO_USAGE =
-  "usage: deno task import:gancio --url https://gancio.example [--sqlite gancio.sqlite [--uploads folder]] [--as admin@example.org] [--since YYYY-MM-DD]";
+  "usage: deno task import:gancio --url https://gancio.example [--sqlite gancio.sqlite [--uploads folder]] [--as admin@example.org] [--since YYYY-MM-DD] [--allow-private]";
 
 /** `--name value` pairs of a command line; null when one is unknown or has no value. */
 function flags(
@@ -306,7 +307,16 @@ function flags(
 
 /** `deno task import:gancio`: a Gancio instance's events (and, from its database, users and peers). */
 async function importFromGancio(config: Config, args: string[]) {
-  const opts = flags(args, ["url", "sqlite", "uploads", "as", "since"]);
+  // The owner runs this by hand: a Gancio on this machine or the LAN is
+  // theirs to read, and saying so is enough (the server keeps its rule).
+  const allowPrivate = args.includes("--allow-private");
+  const opts = flags(args.filter((a) => a !== "--allow-private"), [
+    "url",
+    "sqlite",
+    "uploads",
+    "as",
+    "since",
+  ]);
   if (!opts || (!opts.url && !opts.sqlite)) {
     console.error(GANCIO_USAGE);
     return 2;
@@ -389,7 +399,7 @@ async function importFromGancio(config: Config, args: string[]) {
       as: opts.as,
       since,
       fetchLimits: {
-        allowPrivateAddress: config.allowPrivateAddresses,
+        allowPrivateAddress: allowPrivate || config.allowPrivateAddresses,
         userAgent: quandoUserAgent(config.baseUrl),
         egress,
       },
@@ -399,6 +409,11 @@ async function importFromGancio(config: Config, args: string[]) {
   } catch (error) {
     if (error instanceof GancioError) {
       console.error(`import:gancio failed: ${error.message}`);
+      if (!allowPrivate && error.message.includes(ADDRESS_NOT_ALLOWED)) {
+        console.error(
+          "  a Gancio on this machine or the local network: add --allow-private",
+        );
+      }
       return 1;
     }
     throw error;

@@ -39,6 +39,7 @@ const TABLE_ORDER = [
   "media_trash",
   "events",
   "imported_events",
+  "gancio_links",
   "tags",
   "event_tags",
   "messages",

@@ -1,9 +1,18 @@
-/** Debian's Chromium for the browser tests, launched the same way everywhere. */
+/**
+ * Debian's Chromium for the browser tests (or the one `CHROMIUM_PATH` names),
+ * launched the same way everywhere.
+ */
 import assert from "node:assert/strict";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { startServerProcess } from "./helpers.ts";
 
-export const CHROMIUM = "/usr/bin/chromium";
+/** The Chromium binary in an environment: `CHROMIUM_PATH`, else Debian's. */
+export function chromiumPath(env: (name: string) => string | undefined) {
+  return env("CHROMIUM_PATH")?.trim() || "/usr/bin/chromium";
+}
+
+/** The Chromium binary the browser tests launch. */
+export const CHROMIUM = chromiumPath((name) => Deno.env.get(name));
 
 /** Fails (never skips) when Chromium is missing, naming the install command. */
 export async function requireChromium(): Promise<void> {
@@ -13,7 +22,7 @@ export async function requireChromium(): Promise<void> {
   } catch { /* missing */ }
   assert.ok(
     present,
-    `${CHROMIUM} is missing: install Debian's chromium: apt-get install -y chromium`,
+    `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH to a Chromium binary`,
   );
 }
 

@@ -48,3 +48,70 @@ Deno.test("serving needs no test, bench or build tool: none is in deno.json, and
     assert.match(run.tasks![task], /--config deno\.dev\.json/, task);
   }
 });
+
+Deno.test("the browser tests launch the Chromium CHROMIUM_PATH names, else Debian's", async () => {
+  const { chromiumPath } = await import("./browser.ts");
+  assert.equal(chromiumPath(() => undefined), "/usr/bin/chromium");
+  assert.equal(chromiumPath(() => ""), "/usr/bin/chromium");
+  assert.equal(
+    chromiumPath((name) =>
+      name === "CHROMIUM_PATH" ? "/opt/chromium/chrome" : undefined
+    ),
+    "/opt/chromium/chrome",
+  );
+  for (const doc of ["README.md", "docs/CONTRIBUTING.md"]) {
+    assert.match(await Deno.readTextFile(`${ROOT}${doc}`), /CHROMIUM_PATH/);
+  }
+});
+
+Deno.test("the docs say what the code does: allow_registration, the browser test files, the fediverse identity after a restore", async () => {
+  const doc = (name: string) => Deno.readTextFile(`${ROOT}docs/${name}`);
+  const registration = (await doc("CONFIGURATION.md")).split("\n").find((l) =>
+    l.startsWith("| `allow_registration`")
+  );
+  assert.ok(registration);
+  assert.doesNotMatch(registration, /nothing reads it/);
+  assert.match(registration, /\/register/);
+  // A count of the browser test files, if the guide gives one, is right.
+  let browserFiles = 0;
+  for await (const entry of Deno.readDir(`${ROOT}tests`)) {
+    if (entry.name.endsWith("-browser.test.ts")) browserFiles++;
+  }
+  const words = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+  ];
+  const contributing = await doc("CONTRIBUTING.md");
+  for (
+    const [, count] of contributing.matchAll(
+      /(\w+) (?:browser test files|`\*-browser\.test\.ts` files)|`\*-browser\.test\.ts` files, (\w+) at present/g,
+    )
+  ) {
+    if (count === undefined) continue;
+    const n = /^\d+$/.test(count) ? Number(count) : words.indexOf(count);
+    if (n >= 0) assert.equal(n, browserFiles, `CONTRIBUTING.md says ${count}`);
+  }
+  assert.match(
+    (await doc("BACKUP.md")).replace(/\s+/g, " "),
+    /fediverse identity survives[^.]*same `BASE_URL`/,
+  );
+});

@@ -34,6 +34,7 @@ import {
   type TestContext,
 } from "./helpers.ts";
 import { png } from "./images.ts";
+import { get, signIn } from "./web-helpers.ts";
 
 const FIXTURES = new URL("./fixtures/gancio/", import.meta.url);
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -197,6 +198,17 @@ Deno.test("Gancio API import: times, places, tags, images and series kept; a sec
     assert.deepEqual(onlineFull.online_locations, [
       "https://meet.example/assembly",
     ]);
+    // Gancio's "online" pseudo-place: an online event, no place at all.
+    assert.equal(onlineFull.place, null);
+    const placeNames = await ctx.database.db.all<{ name: string }>(
+      sql`SELECT name FROM places`,
+    );
+    assert.ok(!placeNames.some((p) => p.name.toLowerCase() === "online"));
+    const onlinePage = await call(ctx, "GET", `/event/${onlineFull.slug}`);
+    const onlineHtml = await onlinePage.text();
+    assert.equal(onlinePage.status, 200);
+    assert.match(onlineHtml, /meet\.example\/assembly/);
+    assert.doesNotMatch(onlineHtml, /openstreetmap|geo:|maps\?/i);
 
     // The series: a Quando series from the Gancio parent, its occurrences
     // laid out by Quando (June 3 once), May 20 kept as a single event.
@@ -593,8 +605,17 @@ Deno.test("Gancio database import: users without usable passwords (matched by e-
       "member@gancio.example",
     ))!;
     assert.equal(rows[0].userId, member.id);
-    assert.equal(rows[1].userId, admin.user.id);
+    // An anonymous submission stays anonymous (not the importing admin's).
+    assert.equal(rows[1].userId, null);
     assert.equal(rows[1].is_visible, 0);
+    const queue = await (await get(
+      ctx,
+      "/admin",
+      await signIn(ctx, { email: admin.email, password: admin.password }),
+    )).text();
+    assert.match(queue, /Waiting for confirmation/);
+    assert.match(queue, /anonymous/);
+    assert.doesNotMatch(queue, /user #\d/);
     const party = await (await call(ctx, "GET", `/api/events/${rows[0].id}`))
       .json();
     assert.deepEqual(

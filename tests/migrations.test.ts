@@ -39,6 +39,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "invitations",
       "sources",
       "imported_events",
+      "gancio_links",
       "__drizzle_migrations",
     ]
   ) assert.ok(tables.has(t), `table ${t}`);
@@ -71,6 +72,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "events_parent_start_idx",
       "events_listed_last_place_idx",
       "events_online_last_idx",
+      "gancio_links_slug_idx",
     ]
   ) assert.ok(indexes.has(i), `index ${i}`);
   const triggers = await names(database, "trigger");
@@ -191,6 +193,70 @@ Deno.test("0005 copies the events' times into event_tags, and the triggers keep 
       [1, 1, 1000, 1000],
       [1, 2, 1000, 1000],
     ]);
+    database.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("0020 enters the events of earlier Gancio imports into gancio_links, so their Gancio ids redirect at once", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // The migrations before 0020, as a database created before it has them.
+    const source = new URL("../db/migrations/", import.meta.url);
+    const before = join(dir, "migrations");
+    await Deno.mkdir(join(before, "meta"), { recursive: true });
+    const journal = JSON.parse(
+      await Deno.readTextFile(new URL("meta/_journal.json", source)),
+    );
+    const index = journal.entries.findIndex((e: { tag: string }) =>
+      e.tag === "0020_gancio_links"
+    );
+    assert.ok(index > 0, "0020_gancio_links is in the journal");
+    journal.entries = journal.entries.slice(0, index);
+    await Deno.writeTextFile(
+      join(before, "meta", "_journal.json"),
+      JSON.stringify(journal),
+    );
+    for (const e of journal.entries) {
+      await Deno.copyFile(
+        new URL(`${e.tag}.sql`, source),
+        join(before, `${e.tag}.sql`),
+      );
+    }
+    const url = `file:${join(dir, "old.db")}`;
+    const database = await openDatabase(url);
+    const { migrate } = await import("drizzle-orm/libsql/migrator");
+    await migrate(database.db, { migrationsFolder: before });
+    const db = database.db;
+    await db.run(
+      `insert into events (id, title, slug, start_datetime, createdAt, updatedAt, online_locations)
+       values (1, 'a', 'a', 1000, 0, 0, '["https://x.example/"]'),
+              (2, 'b', 'b', 2000, 0, 0, '["https://x.example/"]'),
+              (3, 'c', 'c', 3000, 0, 0, '["https://x.example/"]')`,
+    );
+    await db.run(
+      `insert into imported_events (origin, uid, recurrence_id, eventId, digest, updatedAt)
+       values ('gancio:https://gancio.example', '41', 0, 1, 'd', 5),
+              ('gancio:https://gancio.example', '40', 1700000000, 2, 'd', 5),
+              ('source:3', '42', 0, 3, 'd', 5)`,
+    );
+    const ctx = await createTestApp({ database, env: { DATABASE_URL: url } });
+    assert.deepEqual(
+      await db.all(
+        `select origin, gancio_id, slug, eventId from gancio_links`,
+      ),
+      [{
+        origin: "https://gancio.example",
+        gancio_id: 41,
+        slug: null,
+        eventId: 1,
+      }],
+    );
+    const res = await ctx.app.request("/event/41");
+    assert.equal(res.status, 301);
+    assert.equal(res.headers.get("location"), "/event/a");
+    assert.equal((await ctx.app.request("/event/42")).status, 404);
     database.close();
   } finally {
     await Deno.remove(dir, { recursive: true });

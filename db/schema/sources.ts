@@ -81,3 +81,25 @@ export const importedEvents = sqliteTable("imported_events", {
   primaryKey({ columns: [t.origin, t.uid, t.recurrence_id] }),
   index("imported_events_event_idx").on(t.eventId),
 ]);
+
+/**
+ * Where each Gancio event went: by the Gancio instance's origin and the
+ * event's Gancio id, with its Gancio slug, so that Gancio's event URLs
+ * redirect to the imported event (lib/imports/gancio/links.ts).
+ */
+export const gancioLinks = sqliteTable("gancio_links", {
+  /** The Gancio instance (`https://gancio.example`), or `database`. */
+  origin: text("origin").notNull(),
+  gancio_id: integer("gancio_id").notNull(),
+  /** Gancio's slug; null until an import has told it. */
+  slug: text("slug"),
+  eventId: integer("eventId").notNull().references(() => events.id, {
+    onDelete: "cascade",
+  }),
+  updatedAt: integer("updatedAt", { mode: "timestamp_ms" }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.origin, t.gancio_id] }),
+  index("gancio_links_slug_idx").on(t.slug),
+  index("gancio_links_gancio_id_idx").on(t.gancio_id),
+  index("gancio_links_event_idx").on(t.eventId),
+]);

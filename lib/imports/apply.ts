@@ -25,6 +25,12 @@ import { type ImageImport, importImage } from "./images.ts";
  * tell: the image's alt text and focal point, the owner, the visibility.
  */
 export interface ImportItem extends IcsItem {
+  /**
+   * What names `image` whichever way it is read (a Gancio upload read from
+   * its folder or from the instance): an image is fetched again only when
+   * this changes. Absent: `image` itself.
+   */
+  imageKey?: string;
   /** Alt text of `image`. */
   imageName?: string;
   imageFocalpoint?: [number, number];
@@ -34,7 +40,7 @@ export interface ImportItem extends IcsItem {
   visible?: boolean;
   /**
    * For an exception (a RECURRENCE-ID): it only repeats its series, so it is
-   * linked to the series' occurrence at that start without changing it.
+   * linked to the series' occurrence of that slot without changing it.
    */
   inheritsSeries?: boolean;
   /**
@@ -227,7 +233,7 @@ export async function applyImport(
       ? "off"
       : item.image
       ? await sha256Hex(JSON.stringify([
-        item.image,
+        item.imageKey ?? item.image,
         item.imageName ?? "",
         item.imageFocalpoint ?? [0, 0],
       ]))
@@ -238,11 +244,12 @@ export async function applyImport(
       ? seriesIds.get(item.uid)
       : undefined;
     if (!existing && parentId !== undefined) {
-      // An exception to a Quando series: the occurrence it replaces.
+      // An exception to a Quando series: the occurrence it replaces, by the
+      // slot the rule gave it (it keeps it when moved).
       const [occurrence] = await db.select({ id: events.id }).from(events)
         .where(and(
           eq(events.parentId, parentId),
-          eq(events.start_datetime, item.recurrenceId!),
+          eq(events.recurrence_slot, item.recurrenceId!),
         ));
       if (!occurrence && !item.orphanAsSingle) {
         counts.skipped++;

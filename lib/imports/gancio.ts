@@ -2,22 +2,27 @@
  * Moving from Gancio: a Gancio instance's events brought into Quando, from
  * its public API (`GET /api/events`, then `GET /api/event/detail/{id}` for
  * each) or from its SQLite database (rows the caller reads; users and the
- * trusted and blocked fediverse actors and instances too). Events are
- * applied with applyImport under the origin `gancio:<origin>`, keyed by the
- * Gancio event id, so that running it again updates instead of duplicating.
+ * trusted and blocked fediverse actors and instances, and the settings,
+ * too). Events are applied with applyImport under the origin
+ * `gancio:<origin>` (the same whichever way the instance is read), keyed by
+ * the Gancio event id, so that running it again, in either mode, updates
+ * instead of duplicating; `gancio_links` keeps where each Gancio event went,
+ * for its old URLs.
  *
  * A Gancio series (a parent event with `recurrent`, never listed, and the
  * occurrences Gancio materialises one at a time) becomes a Quando series:
  * Quando lays out its occurrences itself, so the series goes on after the
  * move. Occurrences Gancio already has are linked to the series' occurrence
- * at the same start (changed ones as exceptions); those from before the
- * series came in (history) become single events. A parent that is not
+ * at the same slot of the rule (changed ones as exceptions, a moved one at
+ * the nearest free slot); those from before the series came in (history)
+ * become single events. A parent that is not
  * public, or whose rule Quando cannot repeat, leaves its occurrences to be
  * imported one by one.
  *
  * This module is the import itself; its parts are in `gancio/`:
  * `mapping.ts` (Gancio events as import items), `api.ts` (reading the public
- * API) and `database.ts` (reading the database, users and peers).
+ * API), `database.ts` (reading the database, users and peers), `settings.ts`
+ * (its settings) and `links.ts` (the origin, owners and old URLs).
  *
  * No filesystem and no Deno APIs here: it bundles for Workers.
  */
@@ -29,10 +34,20 @@ import { applyImport, type ImportDeps } from "./apply.ts";
 import { urlImageLoader } from "./images.ts";
 import {
   fetchGancioEvents,
-  gancioImportOrigin,
+  fetchGancioNodeInfo,
   gancioMediaUrl,
   gancioOrigin,
 } from "./gancio/api.ts";
+import {
+  assignGancioOwners,
+  forgetMovedOccurrenceKeys,
+  recordGancioLinks,
+  resolveImportOrigin,
+} from "./gancio/links.ts";
+import {
+  importGancioSettings,
+  type SettingsOutcome,
+} from "./gancio/settings.ts";
 import {
   type GancioQuery,
   importGancioPeers,
@@ -79,6 +94,10 @@ export interface GancioSummary {
   events: SyncCounts;
   users: { created: number; existing: number } | null;
   peers: PeersOutcome | null;
+  /** The settings carried over (from the database, or the API's NodeInfo). */
+  settings: Omit<SettingsOutcome, "settings"> & { fromApi: boolean };
+  /** Sentences on how this run matched earlier ones. */
+  notes: string[];
   problems: string[];
 }
 
@@ -97,9 +116,13 @@ export async function importGancio(
   let events: GancioEvent[];
   let usersOutcome: UsersOutcome | null = null;
   let peers: PeersOutcome | null = null;
+  let settingsOutcome: SettingsOutcome | null = null;
   if (options.database) {
     const dump = readGancioDatabase(options.database);
     problems.push(...dump.problems);
+    // Settings first: series keep their wall-clock time in the time zone.
+    settingsOutcome = await importGancioSettings(deps, dump.settings, problems);
+    deps = { ...deps, settings: settingsOutcome.settings };
     usersOutcome = await importGancioUsers(deps, dump.users);
     peers = await importGancioPeers(deps, dump);
     const since = options.since ?? 0;
@@ -115,20 +138,36 @@ export async function importGancio(
     );
     problems.push(...reading.problems);
     events = reading.events;
+    // The API does not show Gancio's settings; its NodeInfo tells a few
+    // (written once the events could be read).
+    settingsOutcome = await importGancioSettings(
+      deps,
+      await fetchGancioNodeInfo(origin, options.fetchLimits),
+      problems,
+    );
+    deps = { ...deps, settings: settingsOutcome.settings };
   } else {
     throw new GancioError("give --url or --sqlite");
   }
   const fromUrl = urlImageLoader(options.fetchLimits);
   const readUpload = options.readUpload;
-  const { items, problems: itemProblems } = gancioItems(events, {
+  // One origin whichever mode reads the instance: a Gancio event is matched
+  // by it and its Gancio id.
+  const resolved = await resolveImportOrigin(deps.db, origin);
+  // The instance's address: given, or known from an earlier import by --url.
+  const knownOrigin = origin ?? resolved.url;
+  const { items, links, problems: itemProblems } = gancioItems(events, {
+    timeZone: deps.settings.instance_timezone,
     imageRef: (url) =>
       readUpload && !/^https?:/i.test(url)
         ? `${UPLOAD_REF}${url}`
-        : origin
-        ? gancioMediaUrl(origin, url)
+        : knownOrigin
+        ? gancioMediaUrl(knownOrigin, url)
         : /^https?:/i.test(url)
         ? url
         : null,
+    // The same image whether read from the uploads folder or the instance.
+    imageKey: (url) => knownOrigin ? gancioMediaUrl(knownOrigin, url) : url,
     seriesAllowed: deps.settings.allow_recurrent_event,
     ownerOf: usersOutcome
       ? (id) => {
@@ -138,6 +177,9 @@ export async function importGancio(
       : undefined,
   });
   problems.push(...itemProblems);
+  problems.push(
+    ...await forgetMovedOccurrenceKeys(deps.db, resolved.origin, items),
+  );
   const outcome = await applyImport({
     ...deps,
     images: {
@@ -151,7 +193,7 @@ export async function importGancio(
           : fromUrl(ref, maxBytes),
     },
   }, {
-    origin: origin ? gancioImportOrigin(origin) : "gancio:database",
+    origin: resolved.origin,
     user,
     defaultTags: [],
     defaultPlaceId: null,
@@ -159,12 +201,20 @@ export async function importGancio(
     complete: false,
   }, items);
   problems.push(...outcome.problems);
+  await recordGancioLinks(deps, resolved.origin, links);
+  await assignGancioOwners(deps.db, resolved.origin, links);
   return {
     events: outcome.counts,
     users: usersOutcome
       ? { created: usersOutcome.created, existing: usersOutcome.existing }
       : null,
     peers,
+    settings: {
+      taken: settingsOutcome?.taken ?? [],
+      kept: settingsOutcome?.kept ?? [],
+      fromApi: !options.database,
+    },
+    notes: resolved.notes,
     problems,
   };
 }
@@ -175,13 +225,25 @@ export function summaryLines(summary: GancioSummary): string[] {
   const lines = [
     `events: ${e.created} created, ${e.updated} updated, ${e.unchanged} unchanged, ${e.skipped} skipped`,
   ];
+  lines.push(...summary.notes);
+  const { taken, kept, fromApi } = summary.settings;
+  lines.push(
+    `settings: ${
+      taken.length > 0 ? `taken from Gancio: ${taken.join(", ")}` : "none taken"
+    }${kept.length > 0 ? `; already set here (left): ${kept.join(", ")}` : ""}`,
+  );
+  if (fromApi) {
+    lines.push(
+      "  Gancio's API does not show its time zone: set it at /admin/settings (series keep their wall-clock time in it), or import with --sqlite",
+    );
+  }
   if (summary.users) {
     lines.push(
       `users: ${summary.users.created} created, ${summary.users.existing} already here (left as they are)`,
     );
     if (summary.users.created > 0) {
       lines.push(
-        "  new accounts have no usable password: each sets one with `deno task user reset-password --email <e-mail>` (or an admin invites them again from /admin/users)",
+        "  new accounts have no usable password: an admin sends each a password-setting link from /admin/users (or sets one: deno task user reset-password --email <e-mail>)",
       );
     }
   }

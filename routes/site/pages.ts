@@ -2,11 +2,14 @@
  * The public pages of an event, a tag, a place and a collection
  * (server-rendered with hono/jsx, no scripts). Mounted after every other
  * route (routes/site/mod.ts), so the API, feeds (`/event/{slug}.ics`) and
- * federation content negotiation on `/event/{slug}` answer first.
+ * federation content negotiation on `/event/{slug}` answer first. An
+ * `/event/{slug}` no event has is looked up among the imported Gancio
+ * events' slugs and ids (a 301 to the event it became).
  */
 import { type Context, Hono } from "hono";
 import { randomToken } from "../../lib/auth/tokens.ts";
 import { unixNow } from "../../lib/clock.ts";
+import { gancioRedirect } from "../../lib/imports/gancio/links.ts";
 import {
   FIRST_LISTING_PAGE,
   LISTING_MAX_PAGE,
@@ -74,7 +77,12 @@ export function pageRoutes(deps: RouteDeps) {
       c.req.param("slug"),
       unixNow(deps.clock),
     );
-    if (!data) return notFoundPage(c, settings);
+    if (!data) {
+      // A Gancio event's URL from before the move: its imported event.
+      const moved = await gancioRedirect(db, c.req.param("slug"));
+      if (moved) return c.redirect(`/event/${encodeURIComponent(moved)}`, 301);
+      return notFoundPage(c, settings);
+    }
     const nonce = randomToken(16);
     return send(
       c,

@@ -2,6 +2,7 @@
 import { type FetchLimits, limitedGet } from "../../federation/loader.ts";
 import {
   asNumber,
+  asString,
   GancioError,
   type GancioEvent,
   parseGancioEvent,
@@ -27,11 +28,6 @@ export function gancioOrigin(value: string): string {
     throw new GancioError(`${value} is not an http(s) URL`);
   }
   return url.origin;
-}
-
-/** The origin recorded in `imported_events` for an instance. */
-export function gancioImportOrigin(origin: string): string {
-  return `gancio:${origin}`;
 }
 
 /** The most values (and nesting) a Gancio answer may hold: its events' fields, with room. */
@@ -213,4 +209,58 @@ export function gancioMediaUrl(origin: string, url: string): string {
   return /^https?:\/\//i.test(url)
     ? url
     : `${origin}/media/${encodeURIComponent(url)}`;
+}
+
+const NODEINFO_MAX_BYTES = 256 * 1024;
+const NODEINFO_SCHEMA =
+  /^https?:\/\/nodeinfo\.diaspora\.software\/ns\/schema\/2\.[01]$/;
+
+/**
+ * The settings an instance publishes in its NodeInfo (`/.well-known/nodeinfo`,
+ * then its 2.0 or 2.1 document on the same origin), by Gancio's keys: its
+ * title and description (`metadata.nodeName`, `metadata.nodeDescription`) and
+ * whether it takes registrations. Best effort: {} when it publishes none or
+ * cannot be read (its events are what matters).
+ */
+export async function fetchGancioNodeInfo(
+  origin: string,
+  limits: FetchLimits,
+): Promise<Record<string, unknown>> {
+  try {
+    const index = await getJson(
+      `${origin}/.well-known/nodeinfo`,
+      limits,
+      NODEINFO_MAX_BYTES,
+    );
+    const links = (index.body as { links?: unknown } | null)?.links;
+    const href = Array.isArray(links)
+      ? links.map((l) => l as Record<string, unknown>).filter((l) =>
+        NODEINFO_SCHEMA.test(asString(l.rel))
+      ).map((l) => asString(l.href)).find((h) => {
+        try {
+          return new URL(h).origin === origin;
+        } catch {
+          return false;
+        }
+      })
+      : undefined;
+    if (!href) return {};
+    const { body } = await getJson(href, limits, NODEINFO_MAX_BYTES);
+    if (typeof body !== "object" || body === null) return {};
+    const info = body as Record<string, unknown>;
+    const metadata = (typeof info.metadata === "object" && info.metadata) ||
+      {};
+    const { nodeName, nodeDescription } = metadata as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    if (typeof nodeName === "string" && nodeName.trim()) out.title = nodeName;
+    if (typeof nodeDescription === "string") {
+      out.description = nodeDescription;
+    }
+    if (typeof info.openRegistrations === "boolean") {
+      out.allow_registration = info.openRegistrations;
+    }
+    return out;
+  } catch {
+    return {};
+  }
 }

@@ -59,6 +59,8 @@ export interface GancioDatabase {
   instances: GancioInstance[];
   /** Local events (remote ones come back over federation). */
   events: GancioEvent[];
+  /** The instance's settings that are not secret (its `settings` table), by key. */
+  settings: Record<string, unknown>;
   problems: string[];
 }
 
@@ -167,7 +169,26 @@ export function readGancioDatabase(query: GancioQuery): GancioDatabase {
       }];
     })
     : [];
-  return { users, actors, instances: instanceRows, events, problems };
+  const settings: Record<string, unknown> = {};
+  if (tables.has("settings")) {
+    for (const row of query("select * from settings")) {
+      if (asBool(row.is_secret)) continue;
+      // JSON text as Gancio writes it; a bare string as some versions left it.
+      const value = json(row.value);
+      settings[asString(row.key)] = value === null && typeof row.value ===
+          "string"
+        ? row.value
+        : value;
+    }
+  }
+  return {
+    users,
+    actors,
+    instances: instanceRows,
+    events,
+    settings,
+    problems,
+  };
 }
 
 /** What bringing users in did. */

@@ -1,5 +1,5 @@
 /** Gancio events read into Quando import items: parsing, series rules. */
-import { parseRecurrence } from "../../events/recurrence.ts";
+import { occurrenceStarts, parseRecurrence } from "../../events/recurrence.ts";
 import type { UserRow } from "../../users.ts";
 import type { ImportItem } from "../apply.ts";
 
@@ -22,6 +22,8 @@ export interface GancioPlace {
 /** A Gancio event, from its API detail or its `events` row, normalised. */
 export interface GancioEvent {
   id: number;
+  /** Gancio's slug (its page is `/event/<slug>`); null when not given. */
+  slug: string | null;
   title: string;
   description: string;
   start_datetime: number;
@@ -108,6 +110,7 @@ export function parseGancioEvent(raw: unknown): GancioEvent | string {
   const parent = e.parent as Record<string, unknown> | null | undefined;
   return {
     id,
+    slug: asString(e.slug).trim() || null,
     title: asString(e.title).trim(),
     description: asString(e.description),
     start_datetime: Math.trunc(start),
@@ -162,14 +165,58 @@ export function seriesRule(
   }
 }
 
+/** A Gancio event and the key (uid, RECURRENCE-ID) of the item it is imported as. */
+export interface GancioLink {
+  gancioId: number;
+  slug: string | null;
+  uid: string;
+  recurrenceId: number;
+  /**
+   * Its owner in Quando when the database tells (null: an anonymous
+   * submission); absent when unknown (the API does not say, or the author's
+   * account is not active).
+   */
+  ownerId?: number | null;
+}
+
 /** What the items are made with. */
 export interface ItemOptions {
   /** The reference of an image (a Gancio media file name or URL); null: left out. */
   imageRef: (url: string) => string | null;
+  /** What names the image whichever way it is read (absent: its reference). */
+  imageKey?: (url: string) => string;
   /** Whether Quando repeats series here (the setting allow_recurrent_event). */
   seriesAllowed: boolean;
   /** The owner of an event by its Gancio user id (absent: the import's user). */
   ownerOf?: (userId: number | null) => UserRow | undefined;
+  /** The instance time zone, in which series keep their wall-clock time. */
+  timeZone: string;
+}
+
+/**
+ * Whether a place is Gancio's "online" pseudo-place (what Gancio files an
+ * event held only online under), not a place anyone goes to.
+ */
+export function isOnlinePseudoPlace(place: GancioPlace | null): boolean {
+  return place !== null && place.name.trim().toLowerCase() === "online" &&
+    place.latitude === null && place.longitude === null &&
+    ["", "online"].includes(place.address.trim().toLowerCase());
+}
+
+/**
+ * The place of an event in Quando: none for an event held online (it keeps
+ * its links); the pseudo-place is kept, with a problem line, only when the
+ * event has no link to hold it without one.
+ */
+function placeIn(event: GancioEvent, problems: string[]): GancioPlace | null {
+  if (!isOnlinePseudoPlace(event.place)) return event.place;
+  if (event.online_locations.length > 0) return null;
+  problems.push(
+    `${event.id}: held online but without a link: kept at a place named "${
+      event.place!.name
+    }" (add its link in Quando)`,
+  );
+  return event.place;
 }
 
 function baseItem(
@@ -192,7 +239,7 @@ function baseItem(
     start: event.start_datetime,
     end: event.end_datetime,
     allDay: false,
-    place: event.place,
+    place: placeIn(event, problems),
     online_locations: event.online_locations,
     tags: event.tags,
     cancelled: false,
@@ -200,11 +247,25 @@ function baseItem(
     until: null,
     exdates: [],
     image,
+    imageKey: media && image ? options.imageKey?.(media.url) : undefined,
     imageName: media && image ? media.name : undefined,
     imageFocalpoint: media && image ? media.focalpoint : undefined,
     owner: options.ownerOf?.(event.userId),
     visible: event.is_visible,
   };
+}
+
+/**
+ * The Quando owner of an event when the database tells: its author's
+ * account, or null (nobody) for an anonymous submission.
+ */
+function ownerIdOf(
+  event: GancioEvent,
+  options: ItemOptions,
+): number | null | undefined {
+  if (!options.ownerOf) return undefined;
+  if (event.userId === null) return null;
+  return options.ownerOf(event.userId)?.id;
 }
 
 /** Whether an occurrence says only what its series says. */
@@ -223,6 +284,67 @@ function sameAsParent(occurrence: GancioEvent, parent: GancioEvent): boolean {
     occurrence.is_visible === parent.is_visible;
 }
 
+/** The length of one period of a rule, in seconds (a month counts 28 days). */
+function periodSeconds(frequency: string): number {
+  const [, count, unit] = /^(\d+)([dwmy])$/.exec(frequency) ?? [, "1", "w"];
+  const days = { d: 1, w: 7, m: 28, y: 365 }[unit as "d" | "w" | "m" | "y"];
+  return Number(count) * days * 86_400;
+}
+
+/**
+ * The slot of the series each of its Gancio occurrences stands for (by
+ * Gancio id). Gancio keeps no record of it: an occurrence still at a start
+ * the rule gives holds that one; one edited on its own to another time
+ * (moved) holds the nearest slot no other occurrence holds, within half a
+ * period; one too far from any keeps its own start (it is history, or a
+ * stray, and comes in as a single event).
+ */
+export function occurrenceSlots(
+  parent: GancioEvent,
+  rule: { frequency: string; type: string },
+  occurrences: GancioEvent[],
+  timeZone: string,
+): Map<number, number> {
+  const out = new Map<number, number>();
+  if (occurrences.length === 0) return out;
+  const half = periodSeconds(rule.frequency) / 2;
+  const starts = occurrences.map((o) => o.start_datetime);
+  const slots = occurrenceStarts({
+    start: parent.start_datetime,
+    rule: parseRecurrence(rule),
+    timeZone,
+    from: Math.min(...starts) - half,
+    until: Math.max(...starts) + half,
+    minCount: 0,
+    maxCount: 100_000,
+  });
+  const free = new Set(slots);
+  const moved: GancioEvent[] = [];
+  for (const o of occurrences) {
+    if (free.has(o.start_datetime)) {
+      out.set(o.id, o.start_datetime);
+      free.delete(o.start_datetime);
+    } else moved.push(o);
+  }
+  for (const o of moved.sort((a, b) => a.start_datetime - b.start_datetime)) {
+    let best: number | null = null;
+    for (const slot of free) {
+      const distance = Math.abs(slot - o.start_datetime);
+      if (
+        distance <= half &&
+        (best === null || distance < Math.abs(best - o.start_datetime))
+      ) best = slot;
+    }
+    if (best === null) {
+      out.set(o.id, o.start_datetime);
+    } else {
+      out.set(o.id, best);
+      free.delete(best);
+    }
+  }
+  return out;
+}
+
 /**
  * The import items of Gancio events: parents with a rule Quando repeats
  * become series, their occurrences exceptions (linked, changed, or single
@@ -231,10 +353,11 @@ function sameAsParent(occurrence: GancioEvent, parent: GancioEvent): boolean {
 export function gancioItems(
   events: GancioEvent[],
   options: ItemOptions,
-): { items: ImportItem[]; problems: string[] } {
+): { items: ImportItem[]; links: GancioLink[]; problems: string[] } {
   const problems: string[] = [];
+  const links: GancioLink[] = [];
   const byId = new Map(events.map((e) => [e.id, e]));
-  const series = new Set<number>();
+  const series = new Map<number, { frequency: string; type: string }>();
   const items: ImportItem[] = [];
   for (const event of events) {
     if (!event.recurrent || event.parentId !== null) continue;
@@ -251,8 +374,33 @@ export function gancioItems(
       );
       continue;
     }
-    series.add(event.id);
+    series.set(event.id, rule);
+    links.push({
+      gancioId: event.id,
+      slug: event.slug,
+      uid: String(event.id),
+      recurrenceId: 0,
+      ownerId: ownerIdOf(event, options),
+    });
     items.push({ ...baseItem(event, options, problems), recurrent: rule });
+  }
+  const occurrencesOf = new Map<number, GancioEvent[]>();
+  for (const event of events) {
+    if (event.parentId === null || !series.has(event.parentId)) continue;
+    const list = occurrencesOf.get(event.parentId) ?? [];
+    list.push(event);
+    occurrencesOf.set(event.parentId, list);
+  }
+  const slotOf = new Map<number, number>();
+  for (const [parentId, occurrences] of occurrencesOf) {
+    for (
+      const [id, slot] of occurrenceSlots(
+        byId.get(parentId)!,
+        series.get(parentId)!,
+        occurrences,
+        options.timeZone,
+      )
+    ) slotOf.set(id, slot);
   }
   for (const event of events) {
     if (event.recurrent && event.parentId === null) continue;
@@ -261,16 +409,32 @@ export function gancioItems(
       : null;
     const item = baseItem(event, options, problems);
     if (!parent) {
+      links.push({
+        gancioId: event.id,
+        slug: event.slug,
+        uid: item.uid,
+        recurrenceId: 0,
+        ownerId: ownerIdOf(event, options),
+      });
       items.push(item);
       continue;
     }
+    const slot = slotOf.get(event.id) ?? event.start_datetime;
     items.push({
       ...item,
       uid: String(parent.id),
-      recurrenceId: event.start_datetime,
-      inheritsSeries: sameAsParent(event, parent),
+      recurrenceId: slot,
+      inheritsSeries: slot === event.start_datetime &&
+        sameAsParent(event, parent),
       orphanAsSingle: true,
     });
+    links.push({
+      gancioId: event.id,
+      slug: event.slug,
+      uid: String(parent.id),
+      recurrenceId: slot,
+      ownerId: ownerIdOf(event, options),
+    });
   }
-  return { items, problems };
+  return { items, links, problems };
 }
