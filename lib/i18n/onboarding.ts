@@ -1,0 +1,87 @@
+/**
+ * The strings of finding the way in: the public header's links (sign in,
+ * register, submit, your pages), the refused form's page, the editors'
+ * list of published events, a cancellation's confirmation and the
+ * moderation card's preview. The `public.*` keys are complete in every
+ * public language (PUBLIC_LANGUAGES in lib/i18n.ts), the others in the
+ * interface's (INTERFACE_LANGUAGES).
+ */
+
+/** English: the reference every other language follows key by key. */
+export const en = {
+  "public.account.label": "Your account",
+  "public.account.signIn": "Sign in",
+  "public.account.register": "Register",
+  "public.account.submit": "Submit an event",
+  "public.account.my": "My events",
+  "public.account.admin": "Moderation",
+  "public.event.edit": "Edit",
+  "foreignForm.title": "This form was sent from another address",
+  "foreignForm.fromOther":
+    "The form came from {from}, but this instance's address (BASE_URL) is {base}: for your safety, forms are accepted only from the instance's own address.",
+  "foreignForm.fromUnknown":
+    "The form did not come from this instance's address (BASE_URL), {base}: for your safety, forms are accepted only from it.",
+  "foreignForm.again":
+    "Open the page at the instance's address and send it again:",
+  "foreignForm.owner":
+    "Running this instance? If people should reach it at {from}, set BASE_URL to that address and restart it (docs/CONFIGURATION.md).",
+} as const;
+
+type Messages = Record<keyof typeof en, string>;
+type PublicMessages = Pick<
+  Messages,
+  Extract<keyof typeof en, `public.${string}`>
+>;
+
+/** Italian. */
+export const it: Messages = {
+  "public.account.label": "Il tuo account",
+  "public.account.signIn": "Accedi",
+  "public.account.register": "Registrati",
+  "public.account.submit": "Proponi un evento",
+  "public.account.my": "I miei eventi",
+  "public.account.admin": "Moderazione",
+  "public.event.edit": "Modifica",
+  "foreignForm.title": "Questo modulo è stato inviato da un altro indirizzo",
+  "foreignForm.fromOther":
+    "Il modulo viene da {from}, ma l'indirizzo di questa istanza (BASE_URL) è {base}: per la tua sicurezza, i moduli sono accettati solo dall'indirizzo dell'istanza.",
+  "foreignForm.fromUnknown":
+    "Il modulo non viene dall'indirizzo di questa istanza (BASE_URL), {base}: per la tua sicurezza, i moduli sono accettati solo da lì.",
+  "foreignForm.again":
+    "Apri la pagina all'indirizzo dell'istanza e invialo di nuovo:",
+  "foreignForm.owner":
+    "Gestisci questa istanza? Se deve essere raggiunta da {from}, imposta BASE_URL a quell'indirizzo e riavviala (docs/CONFIGURATION.md).",
+};
+
+/** French (public pages only). */
+export const fr: PublicMessages = {
+  "public.account.label": "Votre compte",
+  "public.account.signIn": "Se connecter",
+  "public.account.register": "S'inscrire",
+  "public.account.submit": "Proposer un événement",
+  "public.account.my": "Mes événements",
+  "public.account.admin": "Modération",
+  "public.event.edit": "Modifier",
+};
+
+/** Spanish (public pages only). */
+export const es: PublicMessages = {
+  "public.account.label": "Tu cuenta",
+  "public.account.signIn": "Iniciar sesión",
+  "public.account.register": "Registrarse",
+  "public.account.submit": "Proponer un evento",
+  "public.account.my": "Mis eventos",
+  "public.account.admin": "Moderación",
+  "public.event.edit": "Editar",
+};
+
+/** German (public pages only). */
+export const de: PublicMessages = {
+  "public.account.label": "Dein Konto",
+  "public.account.signIn": "Anmelden",
+  "public.account.register": "Registrieren",
+  "public.account.submit": "Veranstaltung vorschlagen",
+  "public.account.my": "Meine Veranstaltungen",
+  "public.account.admin": "Moderation",
+  "public.event.edit": "Bearbeiten",
+};

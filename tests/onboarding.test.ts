@@ -1,0 +1,145 @@
+/**
+ * Finding the way in (issue 32, points 1-7), through the HTTP surface: the
+ * public header's links, the page after signing in, forms posted from the
+ * instance's own address, the editors' list of published events and Edit
+ * links, the moderation card, a cancellation's confirmation and a date of
+ * a series changed on its own, and the settings that do what they say.
+ */
+import assert from "node:assert/strict";
+import {
+  call,
+  createTestApp,
+  createTestUser,
+  type TestContext,
+} from "./helpers.ts";
+import { get, postForm } from "./web-helpers.ts";
+
+/** Signs in through the form with `next` (none when undefined); the answer. */
+function signInTo(
+  ctx: TestContext,
+  who: { email: string; password: string },
+  next?: string,
+  headers: Record<string, string> = {},
+) {
+  return postForm(ctx, "/login", {
+    email: who.email,
+    password: who.password,
+    ...(next === undefined ? {} : { next }),
+  }, headers);
+}
+
+Deno.test("after signing in: next when the role may open it, else the page of the role (/my for members, /admin for editors and admins), never a 403", async () => {
+  const ctx = await createTestApp();
+  try {
+    const member = await createTestUser(ctx, { role: "user" });
+    const editor = await createTestUser(ctx, { role: "editor" });
+    const admin = await createTestUser(ctx, { role: "admin" });
+    const cases: [typeof member, string | undefined, string][] = [
+      [member, undefined, "/my"],
+      [member, "", "/my"],
+      [member, "/admin", "/my"],
+      [member, "/admin/settings", "/my"],
+      [member, "/submit", "/submit"],
+      [member, "/my?page=2", "/my?page=2"],
+      [member, "//evil.example/x", "/my"],
+      [editor, undefined, "/admin"],
+      [editor, "/admin/sources", "/admin/sources"],
+      [editor, "/admin/users", "/admin"],
+      [admin, undefined, "/admin"],
+      [admin, "/admin/settings", "/admin/settings"],
+    ];
+    for (const [who, next, expected] of cases) {
+      const res = await signInTo(ctx, who, next);
+      assert.equal(res.status, 303, `${who.user.role} ${next}`);
+      const location = res.headers.get("location")!;
+      assert.equal(location, expected, `${who.user.role} ${next}`);
+      const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0];
+      const landed = await get(ctx, location, cookie);
+      assert.equal(landed.status, 200, `${who.user.role} lands on ${location}`);
+      await landed.body?.cancel();
+      // Already signed in, /login sends them the same way.
+      const again = await get(ctx, "/login", cookie);
+      assert.equal(again.status, 303);
+      assert.equal(
+        again.headers.get("location"),
+        who.user.role === "user" ? "/my" : "/admin",
+      );
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("a form posted from the instance's own address (Origin = Host) is its own; one from elsewhere gets a page naming BASE_URL and the address to use", async () => {
+  // BASE_URL is the default http://localhost:8000; the browser opened 127.0.0.1.
+  const ctx = await createTestApp({
+    env: { BASE_URL: "http://localhost:8000" },
+  });
+  try {
+    const member = await createTestUser(ctx, { role: "user" });
+    const local = await signInTo(ctx, member, undefined, {
+      origin: "http://127.0.0.1:8000",
+      host: "127.0.0.1:8000",
+    });
+    assert.equal(local.status, 303, await local.text());
+    assert.equal(local.headers.get("location"), "/my");
+    // A LAN address, posted with a Referer only.
+    const lan = await signInTo(ctx, member, undefined, {
+      origin: "",
+      referer: "http://192.168.1.20:8000/login",
+      host: "192.168.1.20:8000",
+    });
+    assert.equal(lan.status, 303);
+
+    // Another site, or an address that is not the request's: a page that says what to do.
+    for (
+      const headers of <Record<string, string>[]> [
+        { origin: "https://evil.example", host: "127.0.0.1:8000" },
+        { origin: "http://127.0.0.1:8000", host: "localhost:8000" },
+        { origin: "http://127.0.0.1:8000", host: "127.0.0.1:8000/x" },
+      ]
+    ) {
+      const refused = await signInTo(ctx, member, undefined, {
+        ...headers,
+        referer: `${headers.origin}/login?next=%2Fsubmit`,
+      });
+      assert.equal(refused.status, 403, JSON.stringify(headers));
+      assert.equal(refused.headers.get("set-cookie"), null);
+      assert.match(refused.headers.get("content-type") ?? "", /text\/html/);
+      const html = await refused.text();
+      assert.match(html, /<h1>This form was sent from another address<\/h1>/);
+      assert.ok(html.includes(`The form came from ${headers.origin}`));
+      assert.match(html, /BASE_URL\) is http:\/\/localhost:8000/);
+      assert.match(
+        html,
+        /<a href="http:\/\/localhost:8000\/login\?next=%2Fsubmit">/,
+      );
+    }
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("behind TRUST_PROXY, the instance's own address is the one its proxy forwarded (X-Forwarded-Host and -Proto); without it, those headers are not believed", async () => {
+  for (const trust of [true, false]) {
+    const ctx = await createTestApp({
+      env: {
+        BASE_URL: "https://events.example",
+        TRUST_PROXY: String(trust),
+      },
+    });
+    try {
+      const member = await createTestUser(ctx, { role: "user" });
+      const res = await signInTo(ctx, member, undefined, {
+        origin: "https://calendar.example",
+        host: "127.0.0.1:8000",
+        "x-forwarded-host": "calendar.example",
+        "x-forwarded-proto": "https",
+      });
+      assert.equal(res.status, trust ? 303 : 403, `TRUST_PROXY=${trust}`);
+      await res.body?.cancel();
+    } finally {
+      ctx.close();
+    }
+  }
+});
