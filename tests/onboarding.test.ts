@@ -11,8 +11,9 @@ import {
   createTestApp,
   createTestUser,
   type TestContext,
+  userWithToken,
 } from "./helpers.ts";
-import { get, postForm } from "./web-helpers.ts";
+import { get, postForm, signIn } from "./web-helpers.ts";
 
 /** Signs in through the form with `next` (none when undefined); the answer. */
 function signInTo(
@@ -141,5 +142,74 @@ Deno.test("behind TRUST_PROXY, the instance's own address is the one its proxy f
     } finally {
       ctx.close();
     }
+  }
+});
+
+/** The links of the public header's account navigation: [href, text]. */
+function accountLinks(html: string): [string, string][] {
+  const nav = /<nav class="account"[^>]*>(.*?)<\/nav>/s.exec(html);
+  if (!nav) return [];
+  return [...nav[1].matchAll(/<a href="([^"]+)">([^<]+)<\/a>/g)].map((m) => [
+    m[1],
+    m[2],
+  ]);
+}
+
+Deno.test("the public header links to sign in (and submit, register when the instance allows them); a signed-in reader sees their way to /my or /admin, and their page is never cached for others", async () => {
+  const ctx = await createTestApp({ env: { PUBLIC_CACHE_MS: "60000" } });
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    for (const path of ["/", "/past", "/tags", "/search?q=x"]) {
+      const res = await get(ctx, path);
+      assert.equal(res.status, 200, path);
+      assert.deepEqual(accountLinks(await res.text()), [["/login", "Sign in"]]);
+    }
+    const settings = await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { allow_anon_event: true, allow_registration: true },
+    });
+    assert.equal(settings.status, 200);
+    const open = await get(ctx, "/");
+    assert.deepEqual(accountLinks(await open.text()), [
+      ["/submit", "Submit an event"],
+      ["/login", "Sign in"],
+      ["/register", "Register"],
+    ]);
+    // Each link leads to a page that answers.
+    for (const path of ["/submit", "/login", "/register"]) {
+      const res = await get(ctx, path);
+      assert.equal(res.status, 200, path);
+      await res.body?.cancel();
+    }
+
+    const member = await createTestUser(ctx, { role: "user" });
+    const editor = await createTestUser(ctx, { role: "editor" });
+    for (
+      const [who, links] of [
+        [member, [["/my", "My events"]]],
+        [editor, [["/my", "My events"], ["/admin", "Moderation"]]],
+      ] as const
+    ) {
+      const cookie = await signIn(ctx, who);
+      const res = await get(ctx, "/", cookie);
+      assert.equal(res.headers.get("cache-control"), "no-store");
+      assert.deepEqual(accountLinks(await res.text()), links);
+    }
+    // The visitor after them still gets the visitor's header.
+    const after = await get(ctx, "/");
+    assert.deepEqual(accountLinks(await after.text()).map(([h]) => h), [
+      "/submit",
+      "/login",
+      "/register",
+    ]);
+    // An expired or made-up cookie is a visitor.
+    const stale = await get(ctx, "/", `quando_session=${"x".repeat(43)}`);
+    assert.deepEqual(accountLinks(await stale.text()).map(([h]) => h), [
+      "/submit",
+      "/login",
+      "/register",
+    ]);
+  } finally {
+    ctx.close();
   }
 });

@@ -34,6 +34,7 @@ import { settingsOf } from "../middleware/request-settings.ts";
 import type { PageProps } from "../views/app/shell.tsx";
 import { ForeignFormView } from "../views/app/foreign-form.tsx";
 import { requestOrigin } from "../middleware/auth.ts";
+import { sessionCookieName } from "../middleware/viewer.ts";
 import { pageNumber } from "../middleware/validation.ts";
 
 /** The statuses a page of the interface answers with. */
@@ -134,7 +135,7 @@ export function createWebKit(deps: RouteDeps) {
   const { db } = deps.database;
   const secure = deps.config.baseUrl.startsWith("https:");
   // `__Host-`: the browser keeps it only when Secure, for this host and path /.
-  const cookieName = secure ? "__Host-quando_session" : "quando_session";
+  const cookieName = sessionCookieName(deps.config.baseUrl);
   const ownOrigin = new URL(deps.config.baseUrl).origin;
   const secret = deps.config.jwtSecret;
 
