@@ -10,6 +10,7 @@ import {
   call,
   createTestApp,
   createTestUser,
+  postEvent,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -209,6 +210,97 @@ Deno.test("the public header links to sign in (and submit, register when the ins
       "/login",
       "/register",
     ]);
+  } finally {
+    ctx.close();
+  }
+});
+
+/** The h-event names of a page, in order. */
+function eventNames(html: string): string[] {
+  return [...html.matchAll(/class="p-name u-url"[^>]*>([^<]*)</g)].map((m) =>
+    m[1]
+  );
+}
+
+Deno.test("settings that do what they say: each occurrence listed on the home page; the description's paragraphs kept; current time-zone names (an old stored one still works); no Hide boosts switch, its stored value left alone", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await postEvent(ctx, admin.token, {
+      title: "Weekly jam",
+      start_datetime: Date.parse("2026-06-02T17:00:00Z") / 1000,
+      recurrent: { frequency: "1w" },
+    });
+    // "List each occurrence of recurring events" is on by default.
+    const home = await (await get(ctx, "/")).text();
+    assert.ok(
+      eventNames(home).filter((n) => n === "Weekly jam").length >= 4,
+      eventNames(home).join(),
+    );
+    assert.doesNotMatch(home, /class="rule"/);
+
+    // The description's blank lines make paragraphs, its line breaks stay.
+    const described = await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: {
+        instance_description:
+          "First paragraph.\nSecond line.\n\nAnother <one>.",
+      },
+    });
+    assert.equal(described.status, 200);
+    const intro = [
+      ...(await (await get(ctx, "/")).text()).matchAll(
+        /<p class="muted intro">(.*?)<\/p>/gs,
+      ),
+    ].map((m) => m[1]);
+    assert.deepEqual(intro, [
+      "First paragraph.<br>Second line.",
+      "Another &lt;one&gt;.",
+    ]);
+
+    // Time zones by their current names.
+    const cookie = await signIn(ctx, admin);
+    const page = await (await get(ctx, "/admin/settings", cookie)).text();
+    const zones = [...page.matchAll(/<option value="([A-Z][^"]*\/[^"]*)"/g)]
+      .map((m) => m[1]);
+    for (const current of ["Europe/Kyiv", "Asia/Kolkata", "Asia/Kathmandu"]) {
+      assert.ok(zones.includes(current), current);
+    }
+    for (const old of ["Europe/Kiev", "Asia/Calcutta", "Asia/Katmandu"]) {
+      assert.ok(!zones.includes(old), old);
+    }
+    // Boosts are remote events, which no listing shows: no switch for them.
+    assert.doesNotMatch(page, /hide_boosts/);
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { hide_boosts: true },
+    });
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)![1];
+    const saved = await postForm(ctx, "/admin/settings", {
+      csrf_token: csrf,
+      instance_title: "Kyiv events",
+      instance_description: "",
+      instance_locale: "en",
+      instance_timezone: "Europe/Kyiv",
+      federation_series_horizon_days: "14",
+      recurrent_event_visible: "on",
+    }, { cookie });
+    assert.equal(saved.status, 303, await saved.text());
+    const stored = await (await call(ctx, "GET", "/api/settings", {
+      token: admin.token,
+    })).json();
+    assert.equal(stored.instance_timezone, "Europe/Kyiv");
+    assert.equal(stored.hide_boosts, true);
+
+    // An old name stored before (by the API, an import) keeps working.
+    const old = await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { instance_timezone: "Europe/Kiev" },
+    });
+    assert.equal(old.status, 200);
+    const again = await (await get(ctx, "/admin/settings", cookie)).text();
+    assert.match(again, /<option value="Europe\/Kiev" selected>/);
+    assert.equal((await get(ctx, "/")).status, 200);
   } finally {
     ctx.close();
   }

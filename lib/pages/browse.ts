@@ -249,10 +249,11 @@ function runningThenStarting(
 }
 
 /**
- * One page of the home page: upcoming listed events, each series once (by
- * its next date, with its rule and its following dates), ascending by start
- * then id, grouped by day. One round trip: single events (running, then
- * starting from now) and the series whose next date comes first.
+ * One page of the home page: upcoming listed events, ascending by start
+ * then id, grouped by day. With `showRecurrent` every date of a series is
+ * an entry; without, each series once (by its next date, with its rule and
+ * its following dates). One round trip: the events (running, then starting
+ * from now) and, for the latter, the series whose next date comes first.
  */
 export async function loadHomeEntries(
   db: Db,
@@ -263,7 +264,10 @@ export async function loadHomeEntries(
   const offset = (page - 1) * HOME_PAGE_SIZE;
   // One more than the page, to know whether a next page exists.
   const take = offset + HOME_PAGE_SIZE + 1;
-  const conditions = [
+  // "List each occurrence" (recurrent_event_visible) on: every date of a
+  // series is an entry of its own, as in the other listings; off: each
+  // series once, by its next date, with its rule and following dates.
+  const conditions = options.showRecurrent ? listableConditions(true) : [
     ...listableConditions(true),
     // Single events only (series come on their own). `+` keeps the planner
     // off events_parent_slot_idx, whose null parents are every single event.
@@ -271,7 +275,7 @@ export async function loadHomeEntries(
   ];
   const singles = runningThenStarting(db, now, conditions, take);
   const statements: BatchItem[] = [singles];
-  if (options.showRecurrent) statements.push(seriesQuery(db, now, take));
+  if (!options.showRecurrent) statements.push(seriesQuery(db, now, take));
   const [[running, starting], seriesRows = []] = await db.batch(
     statements as [BatchItem, ...BatchItem[]],
   ) as unknown as [[SummaryRow[], SummaryRow[]], SeriesRow[]?];

@@ -33,6 +33,29 @@ import {
 import { feedUrls, type SiteInfo, SitePage } from "./shell.tsx";
 import { eventPath, placePath, tagPath } from "./structured.ts";
 
+/**
+ * The instance's description (plain text) as it was typed: a paragraph for
+ * each part a blank line apart, its line breaks kept.
+ */
+function Paragraphs(props: { text: string; class: string }) {
+  const paragraphs = props.text.replace(/\r\n?/g, "\n").trim().split(/\n\s*\n/)
+    .filter((p) => p.trim() !== "");
+  return (
+    <>
+      {paragraphs.map((paragraph) => (
+        <p class={props.class}>
+          {paragraph.trim().split("\n").map((line, i) => (
+            <>
+              {i > 0 && <br />}
+              {line}
+            </>
+          ))}
+        </p>
+      ))}
+    </>
+  );
+}
+
 /** A series once, by its next date (an h-event), with its rule and following dates. */
 function SeriesItem(
   props: { entry: Entry; site: SiteInfo; withDate: boolean },
@@ -89,10 +112,13 @@ function EmptyHome(
   const feeds = feedUrls(site, allEvents(t));
   return (
     <div class="welcome">
-      <p class="intro">
-        {site.description ||
-          t("public.browse.empty.about", { site: site.title })}
-      </p>
+      {site.description
+        ? <Paragraphs text={site.description} class="intro" />
+        : (
+          <p class="intro">
+            {t("public.browse.empty.about", { site: site.title })}
+          </p>
+        )}
       <p class="empty">
         <strong>{t("public.browse.empty.text")}</strong>
       </p>
@@ -178,7 +204,7 @@ export function HomeView(
               <PageNumber t={t} page={data.page} />
             </h1>
             {site.description && data.page === 1 && (
-              <p class="muted intro">{site.description}</p>
+              <Paragraphs text={site.description} class="muted intro" />
             )}
             {empty && <p class="empty">{t("public.home.noMore")}</p>}
           </>
