@@ -6,6 +6,7 @@
  * a series changed on its own, and the settings that do what they say.
  */
 import assert from "node:assert/strict";
+import { EMPTY_EVENT_FORM } from "../lib/events/form.ts";
 import {
   call,
   createTestApp,
@@ -301,6 +302,117 @@ Deno.test("settings that do what they say: each occurrence listed on the home pa
     const again = await (await get(ctx, "/admin/settings", cookie)).text();
     assert.match(again, /<option value="Europe\/Kiev" selected>/);
     assert.equal((await get(ctx, "/")).status, 200);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("/my: Cancel event… asks first on a page of its own (no script needed), then cancels; Reinstate is a button", async () => {
+  const ctx = await createTestApp();
+  try {
+    const member = await userWithToken(ctx, "user");
+    const event = await postEvent(ctx, member.token, { title: "Open mic" });
+    const cookie = await signIn(ctx, member);
+    const my = await (await get(ctx, "/my", cookie)).text();
+    // No form on /my cancels at once.
+    assert.doesNotMatch(my, /name="status" value="EventCancelled"/);
+    const link = new RegExp(
+      `<a class="button deny" href="/events/${event.id}/cancel\\?page=1"[^>]*>Cancel event…</a>`,
+    );
+    assert.match(my, link);
+
+    const ask = await get(ctx, `/events/${event.id}/cancel?page=1`, cookie);
+    assert.equal(ask.status, 200);
+    const page = await ask.text();
+    assert.match(page, /<h1>Cancel “Open mic”\?<\/h1>/);
+    assert.match(
+      page,
+      /<a class="button" href="\/my\?page=1">Keep it as planned<\/a>/,
+    );
+    assert.match(page, new RegExp(`action="/events/${event.id}/status"`));
+    assert.match(page, /name="status" value="EventCancelled"/);
+    const status = async () =>
+      (await (await call(ctx, "GET", `/api/events/${event.id}`)).json())
+        .status;
+    assert.equal(await status(), "EventScheduled", "asking changes nothing");
+
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)![1];
+    const done = await postForm(ctx, `/events/${event.id}/status`, {
+      csrf_token: csrf,
+      page: "1",
+      status: "EventCancelled",
+    }, { cookie });
+    assert.equal(done.status, 303);
+    assert.equal(await status(), "EventCancelled");
+    const after = await (await get(ctx, "/my", cookie)).text();
+    assert.match(after, /name="status" value="EventScheduled"/);
+    assert.match(after, />\s*Reinstate\s*</);
+    // Someone else's event: no confirmation page either.
+    const other = await userWithToken(ctx, "user");
+    const theirs = await signIn(ctx, other);
+    assert.equal(
+      (await get(ctx, `/events/${event.id}/cancel`, theirs)).status,
+      403,
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("a date of a series edited on its own (new title and place) shows its change on the home page (each date listed, or the series once) and on the series' page", async () => {
+  const ctx = await createTestApp();
+  try {
+    const member = await userWithToken(ctx, "user");
+    const admin = await userWithToken(ctx, "admin");
+    const series = await postEvent(ctx, member.token, {
+      title: "Yoga",
+      start_datetime: Date.parse("2026-06-03T17:00:00Z") / 1000,
+      place_name: "Park",
+      place_address: "Viale 1",
+      recurrent: { frequency: "1w" },
+    });
+    const second = series.children[1];
+    const cookie = await signIn(ctx, member);
+    const form = await (await get(ctx, `/events/${second.id}/edit`, cookie))
+      .text();
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(form)![1];
+    const saved = await postForm(ctx, `/events/${second.id}/edit`, {
+      ...EMPTY_EVENT_FORM,
+      csrf_token: csrf,
+      title: "Yoga by the lake",
+      start: "2026-06-10T17:00",
+      end: "2026-06-10T19:00",
+      place_name: "Lake",
+      place_address: "Riva 2",
+    }, { cookie });
+    assert.equal(saved.status, 303, await saved.text());
+
+    // Each date listed (the default): the changed one under its own title.
+    const home = await (await get(ctx, "/")).text();
+    assert.deepEqual(eventNames(home).slice(0, 3), [
+      "Yoga",
+      "Yoga by the lake",
+      "Yoga",
+    ]);
+    // The series' page: its dates say how the changed one differs.
+    const seriesPage = await (await get(ctx, `/event/${series.slug}`)).text();
+    const dates = /<ul class="dates">(.*?)<\/ul>/s.exec(seriesPage)![1];
+    const items = [...dates.matchAll(/<li>(.*?)<\/li>/gs)].map((m) =>
+      m[1].replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim()
+    );
+    assert.match(items[1], / · Yoga by the lake · Lake$/);
+    assert.doesNotMatch(items[0], /·/);
+    assert.doesNotMatch(items[2], /·/);
+
+    // The series once: its following dates say it too.
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { recurrent_event_visible: false },
+    });
+    const once = await (await get(ctx, "/")).text();
+    const following = /<p class="following">(.*?)<\/p>/s.exec(once)![1]
+      .replace(/<[^>]+>/g, "").replace(/\s+/g, " ");
+    assert.match(following, /\(Yoga by the lake\) \(Lake\)/);
   } finally {
     ctx.close();
   }

@@ -112,6 +112,8 @@ Deno.test({
           "Concerts, talks and gatherings around Bologna, put together by its neighbourhoods.",
         instance_timezone: "Europe/Rome",
         instance_locale: "en-GB",
+        // Each series once on the home page (its rule and next dates).
+        recurrent_event_visible: false,
       });
       browser = await launchChromium();
       const phone = await phoneContext(browser);

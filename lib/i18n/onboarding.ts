@@ -25,6 +25,18 @@ export const en = {
     "Open the page at the instance's address and send it again:",
   "foreignForm.owner":
     "Running this instance? If people should reach it at {from}, set BASE_URL to that address and restart it (docs/CONFIGURATION.md).",
+  "events.cancelAsk": "Cancel event…",
+  "events.cancelSeriesAsk": "Cancel series…",
+  "events.cancelDateAsk": "Cancel this date…",
+  "events.cancelConfirm.title": "Cancel “{title}”?",
+  "events.cancelConfirm.single":
+    "The event stays listed, marked as cancelled, and followers on the fediverse are told. You can reinstate it later.",
+  "events.cancelConfirm.series":
+    "Every date of the series still to come stays listed, marked as cancelled, and followers on the fediverse are told. You can reinstate it later.",
+  "events.cancelConfirm.occurrence":
+    "This date stays listed, marked as cancelled; the other dates of the series are unchanged. You can reinstate it later.",
+  "events.cancelConfirm.confirm": "Cancel the event",
+  "events.cancelConfirm.keep": "Keep it as planned",
 } as const;
 
 type Messages = Record<keyof typeof en, string>;
@@ -51,6 +63,18 @@ export const it: Messages = {
     "Apri la pagina all'indirizzo dell'istanza e invialo di nuovo:",
   "foreignForm.owner":
     "Gestisci questa istanza? Se deve essere raggiunta da {from}, imposta BASE_URL a quell'indirizzo e riavviala (docs/CONFIGURATION.md).",
+  "events.cancelAsk": "Annulla l'evento…",
+  "events.cancelSeriesAsk": "Annulla la serie…",
+  "events.cancelDateAsk": "Annulla questa data…",
+  "events.cancelConfirm.title": "Annullare “{title}”?",
+  "events.cancelConfirm.single":
+    "L'evento resta in elenco, segnato come annullato, e chi lo segue nel fediverso ne è informato. Puoi ripristinarlo in seguito.",
+  "events.cancelConfirm.series":
+    "Ogni data futura della serie resta in elenco, segnata come annullata, e chi la segue nel fediverso ne è informato. Puoi ripristinarla in seguito.",
+  "events.cancelConfirm.occurrence":
+    "Questa data resta in elenco, segnata come annullata; le altre date della serie non cambiano. Puoi ripristinarla in seguito.",
+  "events.cancelConfirm.confirm": "Annulla l'evento",
+  "events.cancelConfirm.keep": "Mantienilo",
 };
 
 /** French (public pages only). */

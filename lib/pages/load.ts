@@ -96,6 +96,9 @@ export interface Occurrence {
   status: EventRow["status"];
   start_datetime: number;
   end_datetime: number | null;
+  /** Its place's id and name: a date changed on its own may be elsewhere. */
+  placeId: number | null;
+  placeName: string | null;
 }
 
 /** The series an occurrence belongs to. */
@@ -158,6 +161,10 @@ export async function loadEventPage(
         status: events.status,
         start_datetime: events.start_datetime,
         end_datetime: events.end_datetime,
+        placeId: events.placeId,
+        placeName: sql<
+          string | null
+        >`(select ${places.name} from ${places} where ${places.id} = ${events.placeId})`,
       }).from(events).where(
         and(
           // Only a series has occurrences.

@@ -87,6 +87,12 @@ function SeriesItem(
                 </time>
               </a>
               <StatusBadge status={date.status} t={t} />
+              {
+                /* A date changed on its own says how it differs. */
+                date.title !== series.title && ` (${date.title})`
+              }
+              {date.placeId !== series.placeId && date.placeName &&
+                ` (${date.placeName})`}
             </>
           ))}
           {" · "}

@@ -367,6 +367,15 @@ export function EventView(
                         {shortDateTime(o.start_datetime, site)}
                       </a>
                       <StatusBadge status={o.status} t={t} />
+                      {
+                        /* A date changed on its own says how it differs. */
+                        o.title !== event.title && (
+                          <span class="changed">{` · ${o.title}`}</span>
+                        )
+                      }
+                      {o.placeId !== event.placeId && o.placeName && (
+                        <span class="changed">{` · ${o.placeName}`}</span>
+                      )}
                     </li>
                   ))}
                 </ul>
