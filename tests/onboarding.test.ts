@@ -12,6 +12,7 @@ import {
   createTestApp,
   createTestUser,
   postEvent,
+  TEST_NOW,
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
@@ -47,6 +48,7 @@ Deno.test("after signing in: next when the role may open it, else the page of th
       [member, "//evil.example/x", "/my"],
       [editor, undefined, "/admin"],
       [editor, "/admin/sources", "/admin/sources"],
+      [editor, "/admin/events?q=jazz", "/admin/events?q=jazz"],
       [editor, "/admin/users", "/admin"],
       [admin, undefined, "/admin"],
       [admin, "/admin/settings", "/admin/settings"],
@@ -413,6 +415,120 @@ Deno.test("a date of a series edited on its own (new title and place) shows its 
     const following = /<p class="following">(.*?)<\/p>/s.exec(once)![1]
       .replace(/<[^>]+>/g, "").replace(/\s+/g, " ");
     assert.match(following, /\(Yoga by the lake\) \(Lake\)/);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("editors' list of published events: upcoming or past, searched by words, paged, each with Edit (coming back to the list); members may not open it", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    const hour = 3600;
+    for (let i = 0; i < 22; i++) {
+      await postEvent(ctx, admin.token, {
+        title: `Talk ${String(i).padStart(2, "0")}`,
+        start_datetime: TEST_NOW + (i + 1) * hour,
+        tags: i === 3 ? ["jazz"] : [],
+      });
+    }
+    await postEvent(ctx, admin.token, {
+      title: "Jazz night",
+      start_datetime: TEST_NOW + 100 * hour,
+    });
+    await postEvent(ctx, admin.token, {
+      title: "Old jazz",
+      start_datetime: TEST_NOW - 100 * hour,
+    });
+    // Waiting for confirmation: not published.
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { allow_anon_event: true },
+    });
+    const waiting = await postEvent(ctx, undefined, {
+      title: "Anonymous jazz",
+      start_datetime: TEST_NOW + 5 * hour,
+    });
+    assert.equal(waiting.is_visible, false);
+    const editor = await createTestUser(ctx, { role: "editor" });
+    const cookie = await signIn(ctx, editor);
+    const titles = (html: string) =>
+      [...html.matchAll(/<h2 id="event-\d+"><a href="[^"]+">([^<]+)<\/a>/g)]
+        .map((m) => m[1]);
+
+    const first = await get(ctx, "/admin/events", cookie);
+    assert.equal(first.status, 200);
+    const one = await first.text();
+    assert.match(
+      one,
+      /<a href="\/admin\/events" aria-current="page">Events<\/a>/,
+    );
+    assert.equal(titles(one).length, 20);
+    assert.equal(titles(one)[0], "Talk 00");
+    assert.match(one, /<a href="\/admin\/events\?page=2">Next page<\/a>/);
+    const two = await (await get(ctx, "/admin/events?page=2", cookie)).text();
+    assert.deepEqual(titles(two), ["Talk 20", "Talk 21", "Jazz night"]);
+
+    const jazz = await (await get(ctx, "/admin/events?q=jazz", cookie)).text();
+    assert.deepEqual(titles(jazz), ["Talk 03", "Jazz night"]);
+    assert.match(
+      jazz,
+      /<input id="q" name="q" type="search" maxlength="100" value="jazz"/,
+    );
+    const edit = /href="(\/events\/\d+\/edit\?next=[^"]+)"/.exec(jazz)![1];
+    assert.match(edit, /next=%2Fadmin%2Fevents%3Fq%3Djazz$/);
+    const form = await get(ctx, edit, cookie);
+    assert.equal(form.status, 200);
+    await form.body?.cancel();
+
+    const past =
+      await (await get(ctx, "/admin/events?when=past&q=jazz", cookie))
+        .text();
+    assert.deepEqual(titles(past), ["Old jazz"]);
+    const none = await get(ctx, "/admin/events?q=nothing+like+this", cookie);
+    assert.match(await none.text(), /No published event matches these words\./);
+
+    const member = await createTestUser(ctx, { role: "user" });
+    const refused = await get(ctx, "/admin/events", await signIn(ctx, member));
+    assert.equal(refused.status, 403);
+    await refused.body?.cancel();
+    const visitor = await get(ctx, "/admin/events");
+    assert.equal(visitor.status, 303);
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("an event's public page shows Edit to its owner, editors and admins (signed in), not to other members or visitors", async () => {
+  const ctx = await createTestApp({ env: { PUBLIC_CACHE_MS: "60000" } });
+  try {
+    const owner = await userWithToken(ctx, "user");
+    const event = await postEvent(ctx, owner.token, { title: "Open mic" });
+    const path = `/event/${event.slug}`;
+    const editLink = new RegExp(
+      `<a class="button secondary edit" href="/events/${event.id}/edit\\?next=%2Fevent%2F${event.slug}">Edit</a>`,
+    );
+    const visitor = await (await get(ctx, path)).text();
+    assert.doesNotMatch(visitor, /class="button secondary edit"/);
+    const other = await createTestUser(ctx, { role: "user" });
+    const editor = await createTestUser(ctx, { role: "editor" });
+    for (
+      const [who, sees] of [[owner, true], [other, false], [
+        editor,
+        true,
+      ]] as const
+    ) {
+      const res = await get(ctx, path, await signIn(ctx, who));
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      if (sees) assert.match(html, editLink, who.email);
+      else assert.doesNotMatch(html, /class="button secondary edit"/);
+    }
+    // The visitor after them is not shown the link (no page kept for them).
+    assert.doesNotMatch(
+      await (await get(ctx, path)).text(),
+      /class="button secondary edit"/,
+    );
   } finally {
     ctx.close();
   }

@@ -37,6 +37,16 @@ export const en = {
     "This date stays listed, marked as cancelled; the other dates of the series are unchanged. You can reinstate it later.",
   "events.cancelConfirm.confirm": "Cancel the event",
   "events.cancelConfirm.keep": "Keep it as planned",
+  "nav.events": "Events",
+  "published.title": "Published events",
+  "published.when": "Which events",
+  "published.upcoming": "Upcoming",
+  "published.past": "Past",
+  "published.search": "Search by title, description, place or tag",
+  "published.searchSubmit": "Search",
+  "published.empty": "No published events here.",
+  "published.noMatch": "No published event matches these words.",
+  "published.tooManyWords": "Use at most 8 words.",
 } as const;
 
 type Messages = Record<keyof typeof en, string>;
@@ -75,6 +85,16 @@ export const it: Messages = {
     "Questa data resta in elenco, segnata come annullata; le altre date della serie non cambiano. Puoi ripristinarla in seguito.",
   "events.cancelConfirm.confirm": "Annulla l'evento",
   "events.cancelConfirm.keep": "Mantienilo",
+  "nav.events": "Eventi",
+  "published.title": "Eventi pubblicati",
+  "published.when": "Quali eventi",
+  "published.upcoming": "Prossimi",
+  "published.past": "Passati",
+  "published.search": "Cerca per titolo, descrizione, luogo o tag",
+  "published.searchSubmit": "Cerca",
+  "published.empty": "Nessun evento pubblicato qui.",
+  "published.noMatch": "Nessun evento pubblicato corrisponde a queste parole.",
+  "published.tooManyWords": "Usa al massimo 8 parole.",
 };
 
 /** French (public pages only). */

@@ -76,7 +76,7 @@ function modeOf(event: Pick<EventFull, "parentId" | "recurrent">) {
  * When an event happens, in words, in the page's language and the
  * instance's zone: days only for an all-day event (midnight to midnight).
  */
-function whenOf(
+export function whenOf(
   start: number,
   end: number | null,
   lang: string,

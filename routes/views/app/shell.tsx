@@ -178,6 +178,7 @@ const NAV: {
   { href: "/submit", key: "nav.submit", roles: ["user", "editor", "admin"] },
   { href: "/my", key: "nav.my", roles: ["user", "editor", "admin"] },
   { href: "/admin", key: "nav.moderation", roles: ["editor", "admin"] },
+  { href: "/admin/events", key: "nav.events", roles: ["editor", "admin"] },
   { href: "/admin/sources", key: "nav.sources", roles: ["editor", "admin"] },
   { href: "/admin/users", key: "nav.users", roles: ["admin"] },
   { href: "/admin/settings", key: "nav.settings", roles: ["admin"] },

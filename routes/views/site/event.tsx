@@ -183,7 +183,13 @@ function hostOf(url: string): string {
 
 /** An event's page: an h-event with JSON-LD, OpenGraph and calendar links. */
 export function EventView(
-  props: { site: SiteInfo; nonce: string; data: EventPage },
+  props: {
+    site: SiteInfo;
+    nonce: string;
+    data: EventPage;
+    /** The edit form's address, for a signed-in reader who may change the event. */
+    editHref?: string | null;
+  },
 ) {
   const { site, data } = props;
   const { t } = site;
@@ -232,6 +238,13 @@ export function EventView(
         }`}
       >
         <h1 class="p-name">{event.title}</h1>
+        {props.editHref && (
+          <p>
+            <a class="button secondary edit" href={props.editHref}>
+              {t("public.event.edit")}
+            </a>
+          </p>
+        )}
         {origin && <Origin origin={origin} t={t} />}
         {status.notice && (
           <p class={`status st-${event.status}`}>
