@@ -16,6 +16,7 @@ import {
   type TestContext,
   userWithToken,
 } from "./helpers.ts";
+import { png } from "./images.ts";
 import { get, postForm, signIn } from "./web-helpers.ts";
 
 /** Signs in through the form with `next` (none when undefined); the answer. */
@@ -528,6 +529,96 @@ Deno.test("an event's public page shows Edit to its owner, editors and admins (s
     assert.doesNotMatch(
       await (await get(ctx, path)).text(),
       /class="button secondary edit"/,
+    );
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("the moderation card shows the description (sanitised), tags, image and a link to a preview of the page, which editors alone can open", async () => {
+  const ctx = await createTestApp();
+  try {
+    const admin = await userWithToken(ctx, "admin");
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { allow_anon_event: true },
+    });
+    // Anonymous, through the form, with an image.
+    const body = new FormData();
+    for (
+      const [name, value] of Object.entries({
+        ...EMPTY_EVENT_FORM,
+        title: "Garden work",
+        start: "2026-06-03T19:00",
+        end: "2026-06-03T21:00",
+        place_name: "Allotments",
+        tags: "garden, outdoors",
+        description: "Bring gloves.\n\nSecond paragraph.",
+        image_alt: "A spade in the soil",
+      })
+    ) body.append(name, value);
+    body.append(
+      "image",
+      new File([png(40, 30)], "spade.png", { type: "image/png" }),
+    );
+    const submitted = await ctx.app.request("/submit", {
+      method: "POST",
+      headers: { origin: new URL(ctx.config.baseUrl).origin },
+      body,
+    });
+    assert.equal(submitted.status, 200, "thanked");
+    await submitted.body?.cancel();
+    // Anonymous through the API, with markup that must not survive.
+    const raw = await postEvent(ctx, undefined, {
+      title: "Street party",
+      description:
+        '<p>Hi <strong>there</strong></p><script>alert(1)</script><img src="x" onerror="alert(1)">',
+    });
+
+    const editor = await createTestUser(ctx, { role: "editor" });
+    const cookie = await signIn(ctx, editor);
+    const queue = await (await get(ctx, "/admin", cookie)).text();
+    const cards = queue.split('<li class="card">').slice(1);
+    const garden = cards.find((c) => c.includes("Garden work"))!;
+    assert.match(garden, /<p>Bring gloves\.<\/p><p>Second paragraph\.<\/p>/);
+    assert.match(garden, /Tags: #garden #outdoors/);
+    assert.match(
+      garden,
+      /<img class="submitted" src="\/media\/[^"]+" alt="A spade in the soil"/,
+    );
+    const preview =
+      /<a href="(\/admin\/events\/\d+\/preview)"/.exec(garden)![1];
+    const party = cards.find((c) => c.includes("Street party"))!;
+    assert.match(party, /<p>Hi <strong>there<\/strong><\/p>/);
+    assert.doesNotMatch(party, /<script|onerror/);
+    assert.match(
+      party,
+      new RegExp(`<a href="/admin/events/${raw.id}/preview"`),
+    );
+
+    // The preview: the public page of the waiting event, for editors.
+    const page = await get(ctx, preview, cookie);
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get("cache-control"), "no-store");
+    const html = await page.text();
+    assert.match(html, /<h1 class="p-name">Garden work<\/h1>/);
+    assert.match(html, /Preview: this event waits for confirmation/);
+    assert.match(
+      html,
+      /<img class="u-photo" src="http:\/\/quando\.test\/media\//,
+    );
+    // Visitors and members cannot see it, there or at its public address.
+    const slug =
+      /<link rel="canonical" href="http:\/\/quando\.test\/event\/([^"]+)"/
+        .exec(html)![1];
+    assert.equal((await get(ctx, `/event/${slug}`)).status, 404);
+    const member = await createTestUser(ctx, { role: "user" });
+    const refused = await get(ctx, preview, await signIn(ctx, member));
+    assert.equal(refused.status, 403);
+    assert.equal((await get(ctx, preview)).status, 303);
+    assert.equal(
+      (await get(ctx, "/admin/events/999999/preview", cookie)).status,
+      404,
     );
   } finally {
     ctx.close();

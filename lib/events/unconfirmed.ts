@@ -7,6 +7,8 @@ import type { EventSummary } from "./serialize.ts";
 
 /** A hidden local event in the moderation queue: its summary, when and by whom it was submitted. */
 export type UnconfirmedEvent = EventSummary & {
+  /** As stored (sanitised HTML): an editor judges the submission by it. */
+  description: string;
   createdAt: string;
   /** The submitter; null for an anonymous submission. */
   userId: number | null;
@@ -36,6 +38,7 @@ function unconfirmedCondition(): SQL | undefined {
 function unconfirmedQuery(db: Db, page: number, max: number) {
   return db.select({
     ...summaryColumns,
+    description: events.description,
     createdAt: events.createdAt,
     userId: events.userId,
   }).from(events)
@@ -46,10 +49,15 @@ function unconfirmedQuery(db: Db, page: number, max: number) {
 }
 
 function unconfirmedOf(
-  row: SummaryRow & { createdAt: Date; userId: number | null },
+  row: SummaryRow & {
+    description: string;
+    createdAt: Date;
+    userId: number | null;
+  },
 ): UnconfirmedEvent {
   return {
     ...summaryOf(row),
+    description: row.description,
     createdAt: row.createdAt.toISOString(),
     userId: row.userId,
   };

@@ -47,6 +47,10 @@ export const en = {
   "published.empty": "No published events here.",
   "published.noMatch": "No published event matches these words.",
   "published.tooManyWords": "Use at most 8 words.",
+  "moderation.tags": "Tags:",
+  "moderation.preview": "Preview its page",
+  "moderation.previewNotice":
+    "Preview: this event waits for confirmation, and visitors cannot see it yet.",
 } as const;
 
 type Messages = Record<keyof typeof en, string>;
@@ -95,6 +99,10 @@ export const it: Messages = {
   "published.empty": "Nessun evento pubblicato qui.",
   "published.noMatch": "Nessun evento pubblicato corrisponde a queste parole.",
   "published.tooManyWords": "Usa al massimo 8 parole.",
+  "moderation.tags": "Tag:",
+  "moderation.preview": "Anteprima della pagina",
+  "moderation.previewNotice":
+    "Anteprima: questo evento attende conferma e i visitatori non possono ancora vederlo.",
 };
 
 /** French (public pages only). */

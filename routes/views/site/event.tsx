@@ -189,6 +189,8 @@ export function EventView(
     data: EventPage;
     /** The edit form's address, for a signed-in reader who may change the event. */
     editHref?: string | null;
+    /** A moderator's preview of an event waiting for confirmation: what it says. */
+    previewNotice?: string;
   },
 ) {
   const { site, data } = props;
@@ -237,6 +239,9 @@ export function EventView(
           event.status === "EventCancelled" ? " is-cancelled" : ""
         }`}
       >
+        {props.previewNotice && (
+          <p class="status" role="status">{props.previewNotice}</p>
+        )}
         <h1 class="p-name">{event.title}</h1>
         {props.editHref && (
           <p>
