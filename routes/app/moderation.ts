@@ -25,7 +25,7 @@ import { findEvent } from "../../lib/events/load.ts";
 import { addMessage, listMessagesOfEvents } from "../../lib/events/messages.ts";
 import { sanitizeDescription } from "../../lib/events/sanitize.ts";
 import { descriptionHtml } from "../../lib/pages/description.ts";
-import type { MediaItem } from "../../db/schema.ts";
+import { localImageOf } from "../../lib/media/public.ts";
 import { deleteEvent, toggleEvent } from "../../lib/events/write.ts";
 import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import type { Settings } from "../../lib/settings.ts";
@@ -82,17 +82,6 @@ function placeOf(form: PostedForm): ResourcesPlace {
   return {
     query: formText(form, "query", MAX_QUERY).trim(),
     page: pageOf(formText(form, "page", 10)),
-  };
-}
-
-/** An event's image stored here (the pages' policy loads no other), or null. */
-function localImage(
-  item: MediaItem | undefined,
-): { src: string; alt: string } | null {
-  if (!item || /^[a-z][a-z0-9+.-]*:/i.test(item.url)) return null;
-  return {
-    src: `/media/${encodeURIComponent(item.url)}`,
-    alt: item.name ?? "",
   };
 }
 
@@ -274,7 +263,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
               sanitizeDescription(e.description),
             ),
             tags: e.tags,
-            image: localImage(e.media[0]),
+            image: localImageOf(e.media[0]),
             preview: `/admin/events/${e.id}/preview`,
             submitted: submittedBy(t, format, e.userId, new Date(e.createdAt)),
             hasAuthor: e.userId !== null,
