@@ -7,12 +7,13 @@ import type { EventSummary } from "./serialize.ts";
 
 /** A hidden local event in the moderation queue: its summary, when and by whom it was submitted. */
 export type UnconfirmedEvent = EventSummary & {
-  /** As stored (sanitised HTML): an editor judges the submission by it. */
-  description: string;
   createdAt: string;
   /** The submitter; null for an anonymous submission. */
   userId: number | null;
 };
+
+/** An event of the queue's page: with its description (as stored, sanitised HTML), which an editor judges it by. */
+export type QueuedEvent = UnconfirmedEvent & { description: string };
 
 /**
  * What puts an event in the moderation queue: hidden and local; a hidden
@@ -54,7 +55,7 @@ function unconfirmedOf(
     createdAt: Date;
     userId: number | null;
   },
-): UnconfirmedEvent {
+): QueuedEvent {
   return {
     ...summaryOf(row),
     description: row.description,
@@ -76,7 +77,11 @@ export async function listUnconfirmedEvents(
   max: number,
 ): Promise<UnconfirmedEvent[]> {
   const rows = await unconfirmedQuery(db, page, max);
-  return rows.map(unconfirmedOf);
+  // The API's list is of summaries: no description.
+  return rows.map((row) => {
+    const { description: _, ...event } = unconfirmedOf(row);
+    return event;
+  });
 }
 
 /** One page of the moderation queue and how many events wait in all (one round trip). */
@@ -84,7 +89,7 @@ export async function listUnconfirmedPage(
   db: Db,
   page: number,
   max: number,
-): Promise<{ events: UnconfirmedEvent[]; count: number }> {
+): Promise<{ events: QueuedEvent[]; count: number }> {
   const [rows, [{ n }]] = await db.batch([
     unconfirmedQuery(db, page, max),
     db.select({ n: count() }).from(events).where(unconfirmedCondition()),
