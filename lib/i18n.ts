@@ -10,6 +10,7 @@ import * as adminFederation from "./i18n/admin-federation.ts";
 import * as adminUsers from "./i18n/admin-users.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
+import * as onboarding from "./i18n/onboarding.ts";
 import * as publicPages from "./i18n/public.ts";
 import * as publicBrowse from "./i18n/public-browse.ts";
 import * as publicEmbed from "./i18n/public-embed.ts";
@@ -31,6 +32,7 @@ const EN = {
   ...publicEmbed.en,
   ...publicSearch.en,
   ...publicBrowse.en,
+  ...onboarding.en,
   ...sources.en,
 } as const;
 
@@ -48,6 +50,7 @@ const IT: Record<MessageKey, string> = {
   ...publicEmbed.it,
   ...publicSearch.it,
   ...publicBrowse.it,
+  ...onboarding.it,
   ...sources.it,
 };
 
@@ -57,6 +60,7 @@ const FR: Partial<Record<MessageKey, string>> = {
   ...publicEvent.fr,
   ...publicEmbed.fr,
   ...publicSearch.fr,
+  ...onboarding.fr,
   ...publicBrowse.fr,
 };
 const ES: Partial<Record<MessageKey, string>> = {
@@ -64,6 +68,7 @@ const ES: Partial<Record<MessageKey, string>> = {
   ...publicEvent.es,
   ...publicEmbed.es,
   ...publicSearch.es,
+  ...onboarding.es,
   ...publicBrowse.es,
 };
 const DE: Partial<Record<MessageKey, string>> = {
@@ -71,6 +76,7 @@ const DE: Partial<Record<MessageKey, string>> = {
   ...publicEvent.de,
   ...publicEmbed.de,
   ...publicSearch.de,
+  ...onboarding.de,
   ...publicBrowse.de,
 };
 

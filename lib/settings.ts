@@ -5,15 +5,7 @@ import type { Db } from "../db/client.ts";
 import { settings } from "../db/schema.ts";
 import type { Clock } from "./clock.ts";
 import { randomToken } from "./auth/tokens.ts";
-
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isTimeZone } from "./timezones.ts";
 
 /** The longest federation horizon of a series: the days its occurrences are laid out for. */
 export const MAX_SERIES_HORIZON_DAYS = 90;

@@ -66,6 +66,8 @@ export type AppEnv = {
     session: ActiveSession;
     /** The fields of a signed-in form post, its CSRF token checked (requirePost). */
     form: PostedForm;
+    /** The signed-in reader of a public page (routes/middleware/viewer.ts). */
+    viewer?: UserRow;
     /** The request's settings, once read (routes/middleware/request-settings.ts: settingsOf). */
     settings?: Promise<Settings>;
   };

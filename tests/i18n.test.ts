@@ -453,6 +453,11 @@ Deno.test("the browse pages (home with a series, calendar, day, past, tags, plac
       },
     });
     assert.equal(res.status, 201, await res.text());
+    // Each series once on the home page, with its rule and following dates.
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { recurrent_event_visible: false },
+    });
     await call(ctx, "POST", "/api/events", {
       token: admin.token,
       json: {

@@ -148,7 +148,11 @@ Deno.test({
         timeZone: "Europe/Rome",
       }).format(new Date(evening * 1000));
 
-      // Home: the weekly series once, with its rule and next dates.
+      // Home: the weekly series once, with its rule and next dates (with
+      // "List each occurrence" off; on, each date is an entry).
+      await apiOk(base, "PUT", "/api/settings", token, {
+        recurrent_event_visible: false,
+      });
       for (
         const [context, shot] of [
           [desktop, "home-desktop.png"],
@@ -179,6 +183,9 @@ Deno.test({
         await inspectPage(page, shot, shot);
         await page.close();
       }
+      await apiOk(base, "PUT", "/api/settings", token, {
+        recurrent_event_visible: true,
+      });
 
       // From the navigation to the month, then to a day, then to the event.
       const month = new Intl.DateTimeFormat("en-GB", {

@@ -134,9 +134,14 @@ async function town() {
   return { ctx, admin, series, concert, fair, hidden, past, older };
 }
 
-Deno.test("home: a series is shown once, with its rule in words and its next dates", async () => {
+Deno.test('home: with "List each occurrence" off, a series is shown once, with its rule in words and its next dates; on, each date is an entry', async () => {
   const { ctx, series } = await town();
   try {
+    const admin = await userWithToken(ctx, "admin");
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { recurrent_event_visible: false },
+    });
     const occurrences = series.children.length;
     assert.ok(occurrences >= 8, `occurrences: ${occurrences}`);
     const page = await getPage(ctx, "/");
@@ -187,13 +192,21 @@ Deno.test("home: a series is shown once, with its rule in words and its next dat
     assert.equal(text(de.$(".series .rule")), "Jeden Dienstag");
     assert.match(text(de.$(".series .following")), /^Nächste Termine:/);
 
-    // With recurrent events hidden by the instance, no series at all.
-    const admin = await userWithToken(ctx, "admin");
+    // With each occurrence listed (the default), every date is an entry.
     await call(ctx, "PUT", "/api/settings", {
       token: admin.token,
-      json: { recurrent_event_visible: false },
+      json: { recurrent_event_visible: true },
     });
-    assert.deepEqual(hEventNames((await getPage(ctx, "/")).html), [
+    const each = await getPage(ctx, "/");
+    assert.equal(each.$$(".series").length, 0);
+    const names = hEventNames(each.html);
+    // Every visible date still to come (one of them is hidden).
+    assert.equal(
+      names.filter((n) => n === "Weekly jam").length,
+      names.length - 2,
+    );
+    assert.ok(names.length - 2 >= 8, names.join());
+    assert.deepEqual(names.filter((n) => n !== "Weekly jam"), [
       "Book fair",
       "Big concert",
     ]);
@@ -202,9 +215,13 @@ Deno.test("home: a series is shown once, with its rule in words and its next dat
   }
 });
 
-Deno.test("home: pages of 20 entries, in order, none twice; a series counts once", async () => {
+Deno.test("home: pages of 20 entries, in order, none twice; a series listed once counts once", async () => {
   const { ctx, admin } = await world();
   try {
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { recurrent_event_visible: false },
+    });
     await createEvent(ctx, admin.token, {
       title: "Weekly jam",
       start_datetime: NOW + 30 * HOUR,

@@ -640,10 +640,11 @@ Deno.test("settings page: every setting but the actor's name, saved through the 
         "recurrent_event_visible",
         "enable_federation",
         "enable_resources",
-        "hide_boosts",
         "federation_series_horizon_days",
       ]
     ) assert.match(page, new RegExp(`<label for="${field}">`), field);
+    // Boosts are remote events, which no listing shows: nothing to hide.
+    assert.doesNotMatch(page, /hide_boosts/);
     assert.match(
       page,
       /id="federation_series_horizon_days"[^>]*type="number"[^>]*value="14"/,

@@ -12,6 +12,9 @@ export type UnconfirmedEvent = EventSummary & {
   userId: number | null;
 };
 
+/** An event of the queue's page: with its description (as stored, sanitised HTML), which an editor judges it by. */
+export type QueuedEvent = UnconfirmedEvent & { description: string };
+
 /**
  * What puts an event in the moderation queue: hidden and local; a hidden
  * series by its template only, an occurrence only when hidden on its own.
@@ -36,6 +39,7 @@ function unconfirmedCondition(): SQL | undefined {
 function unconfirmedQuery(db: Db, page: number, max: number) {
   return db.select({
     ...summaryColumns,
+    description: events.description,
     createdAt: events.createdAt,
     userId: events.userId,
   }).from(events)
@@ -46,10 +50,15 @@ function unconfirmedQuery(db: Db, page: number, max: number) {
 }
 
 function unconfirmedOf(
-  row: SummaryRow & { createdAt: Date; userId: number | null },
-): UnconfirmedEvent {
+  row: SummaryRow & {
+    description: string;
+    createdAt: Date;
+    userId: number | null;
+  },
+): QueuedEvent {
   return {
     ...summaryOf(row),
+    description: row.description,
     createdAt: row.createdAt.toISOString(),
     userId: row.userId,
   };
@@ -68,7 +77,11 @@ export async function listUnconfirmedEvents(
   max: number,
 ): Promise<UnconfirmedEvent[]> {
   const rows = await unconfirmedQuery(db, page, max);
-  return rows.map(unconfirmedOf);
+  // The API's list is of summaries: no description.
+  return rows.map((row) => {
+    const { description: _, ...event } = unconfirmedOf(row);
+    return event;
+  });
 }
 
 /** One page of the moderation queue and how many events wait in all (one round trip). */
@@ -76,7 +89,7 @@ export async function listUnconfirmedPage(
   db: Db,
   page: number,
   max: number,
-): Promise<{ events: UnconfirmedEvent[]; count: number }> {
+): Promise<{ events: QueuedEvent[]; count: number }> {
   const [rows, [{ n }]] = await db.batch([
     unconfirmedQuery(db, page, max),
     db.select({ n: count() }).from(events).where(unconfirmedCondition()),

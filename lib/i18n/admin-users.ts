@@ -107,7 +107,6 @@ export const en = {
     "List each occurrence of recurring events",
   "settings.field.enable_federation": "Take part in the fediverse",
   "settings.field.enable_resources": "Keep replies from the fediverse",
-  "settings.field.hide_boosts": "Hide boosts",
   "settings.field.instance_actor": "Fediverse account",
   "settings.field.federation_series_horizon_days":
     "Days ahead a recurring event is sent",
@@ -129,8 +128,6 @@ export const en = {
     "Followers on Mastodon, Gancio, Mobilizon and others receive the events (ActivityPub).",
   "settings.hint.enable_resources":
     "Replies to events become comments that moderators can hide.",
-  "settings.hint.hide_boosts":
-    "Kept for Gancio's settings; no page shows boosts yet.",
   "settings.hint.federation_series_horizon_days":
     "Followers receive the dates of a series starting within this many days (0 to 90), and always its next one; the others follow as they come into range.",
   "settings.actorFixed":
@@ -247,7 +244,6 @@ export const it: Record<keyof typeof en, string> = {
     "Elenca ogni data degli eventi ricorrenti",
   "settings.field.enable_federation": "Partecipa al fediverso",
   "settings.field.enable_resources": "Conserva le risposte dal fediverso",
-  "settings.field.hide_boosts": "Nascondi le condivisioni",
   "settings.field.instance_actor": "Account nel fediverso",
   "settings.field.federation_series_horizon_days":
     "Giorni in anticipo con cui si inviano gli eventi ricorrenti",
@@ -270,8 +266,6 @@ export const it: Record<keyof typeof en, string> = {
     "Chi segue l'istanza da Mastodon, Gancio, Mobilizon e altri riceve gli eventi (ActivityPub).",
   "settings.hint.enable_resources":
     "Le risposte agli eventi diventano commenti che i moderatori possono nascondere.",
-  "settings.hint.hide_boosts":
-    "Conservata per le impostazioni di Gancio; nessuna pagina mostra ancora le condivisioni.",
   "settings.hint.federation_series_horizon_days":
     "Chi segue l'istanza riceve le date di una serie che iniziano entro questi giorni (da 0 a 90), e sempre la prossima; le altre seguono man mano che si avvicinano.",
   "settings.actorFixed":

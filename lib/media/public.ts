@@ -30,3 +30,18 @@ export function imageTypeOf(nameOrUrl: string): string {
     "";
   return IMAGE_TYPES[ext] ?? "image/jpeg";
 }
+
+/**
+ * An image stored here, as a page of this site shows it (the signed-in
+ * pages' policy loads no other): its path and text; null for none or a
+ * remote one.
+ */
+export function localImageOf(
+  item: MediaItem | undefined,
+): { src: string; alt: string } | null {
+  if (!item || /^[a-z][a-z0-9+.-]*:/i.test(item.url)) return null;
+  return {
+    src: `/media/${encodeURIComponent(item.url)}`,
+    alt: item.name ?? "",
+  };
+}

@@ -55,6 +55,10 @@ export interface SeriesDate {
   slug: string;
   status: EventSummary["status"];
   start_datetime: number;
+  /** Its title and place: a date changed on its own may differ from its series. */
+  title: string;
+  placeId: number | null;
+  placeName: string | null;
 }
 
 /** A series on the home page: its rule and its next dates. */
@@ -63,6 +67,9 @@ export interface SeriesInfo {
   rule: Recurrence;
   /** The series' first start: the weekday and day its rule repeats. */
   start: number;
+  /** The series' own title and place (its dates changed on their own differ). */
+  title: string;
+  placeId: number | null;
   /** The dates after the entry's own, soonest first (at most SERIES_DATES - 1). */
   following: SeriesDate[];
 }
@@ -97,6 +104,8 @@ interface SeriesRow {
   sid: number;
   rule: string;
   sstart: number;
+  stitle: string;
+  splace: number | null;
   id: number;
   slug: string;
   status: EventSummary["status"];
@@ -125,6 +134,7 @@ function seriesQuery(db: Db, now: number, take: number) {
   // `select` as reads, and the public-read cache keeps answers until a write.
   return db.all<SeriesRow>(sql`
 select "top"."sid" as "sid", "top"."rule" as "rule", "top"."sstart" as "sstart",
+  "top"."stitle" as "stitle", "top"."splace" as "splace",
   "e"."id" as "id", "e"."slug" as "slug", "e"."status" as "status", "e"."title" as "title",
   "e"."media" as "media", "e"."start_datetime" as "start_datetime",
   "e"."end_datetime" as "end_datetime", "e"."placeId" as "placeId",
@@ -133,9 +143,11 @@ select "top"."sid" as "sid", "top"."rule" as "rule", "top"."sstart" as "sstart",
   (select json_group_array("t"."tag" order by "t"."normalizedTag") from "event_tags" "et"
     join "tags" "t" on "t"."id" = "et"."tagId" where "et"."eventId" = "e"."id") as "tagList"
 from (
-  select "f"."sid", "f"."rule", "f"."sstart", "f"."fid", "n"."start_datetime" as "fstart"
+  select "f"."sid", "f"."rule", "f"."sstart", "f"."stitle", "f"."splace", "f"."fid",
+    "n"."start_datetime" as "fstart"
   from (
     select "s"."id" as "sid", "s"."recurrent" as "rule", "s"."start_datetime" as "sstart",
+      "s"."title" as "stitle", "s"."placeId" as "splace",
       (select "o"."id" from "events" "o"
         where "o"."parentId" = "s"."id" and "o"."is_visible" = 1
           and "o"."start_datetime" >= ${now} - max(${
@@ -168,6 +180,9 @@ function seriesEntries(rows: SeriesRow[]): Entry[] {
         slug: row.slug,
         status: row.status,
         start_datetime: Number(row.start_datetime),
+        title: row.title,
+        placeId: row.placeId,
+        placeName: row.placeName,
       });
       continue;
     }
@@ -186,7 +201,14 @@ function seriesEntries(rows: SeriesRow[]): Entry[] {
           : Number(row.end_datetime),
         media: JSON.parse(row.media ?? "[]"),
       } as unknown as SummaryRow),
-      series: { id: row.sid, rule, start: Number(row.sstart), following: [] },
+      series: {
+        id: row.sid,
+        rule,
+        start: Number(row.sstart),
+        title: row.stitle,
+        placeId: row.splace,
+        following: [],
+      },
     });
   }
   return entries;
@@ -249,10 +271,11 @@ function runningThenStarting(
 }
 
 /**
- * One page of the home page: upcoming listed events, each series once (by
- * its next date, with its rule and its following dates), ascending by start
- * then id, grouped by day. One round trip: single events (running, then
- * starting from now) and the series whose next date comes first.
+ * One page of the home page: upcoming listed events, ascending by start
+ * then id, grouped by day. With `showRecurrent` every date of a series is
+ * an entry; without, each series once (by its next date, with its rule and
+ * its following dates). One round trip: the events (running, then starting
+ * from now) and, for the latter, the series whose next date comes first.
  */
 export async function loadHomeEntries(
   db: Db,
@@ -263,7 +286,10 @@ export async function loadHomeEntries(
   const offset = (page - 1) * HOME_PAGE_SIZE;
   // One more than the page, to know whether a next page exists.
   const take = offset + HOME_PAGE_SIZE + 1;
-  const conditions = [
+  // "List each occurrence" (recurrent_event_visible) on: every date of a
+  // series is an entry of its own, as in the other listings; off: each
+  // series once, by its next date, with its rule and following dates.
+  const conditions = options.showRecurrent ? listableConditions(true) : [
     ...listableConditions(true),
     // Single events only (series come on their own). `+` keeps the planner
     // off events_parent_slot_idx, whose null parents are every single event.
@@ -271,7 +297,7 @@ export async function loadHomeEntries(
   ];
   const singles = runningThenStarting(db, now, conditions, take);
   const statements: BatchItem[] = [singles];
-  if (options.showRecurrent) statements.push(seriesQuery(db, now, take));
+  if (!options.showRecurrent) statements.push(seriesQuery(db, now, take));
   const [[running, starting], seriesRows = []] = await db.batch(
     statements as [BatchItem, ...BatchItem[]],
   ) as unknown as [[SummaryRow[], SummaryRow[]], SeriesRow[]?];

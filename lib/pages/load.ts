@@ -96,6 +96,9 @@ export interface Occurrence {
   status: EventRow["status"];
   start_datetime: number;
   end_datetime: number | null;
+  /** Its place's id and name: a date changed on its own may be elsewhere. */
+  placeId: number | null;
+  placeName: string | null;
 }
 
 /** The series an occurrence belongs to. */
@@ -124,13 +127,15 @@ export interface EventPage {
 
 /**
  * A visible event by slug with its place, tags and (for a series) next dates,
- * or null: unknown, hidden, or received from an actor since blocked. One
+ * or null: unknown, hidden (unless `hidden`: a moderator's preview), or
+ * received from an actor since blocked. One
  * round trip: the statements find the event by its slug themselves.
  */
 export async function loadEventPage(
   db: Db,
   slug: string,
   now: number,
+  options: { hidden?: boolean } = {},
 ): Promise<EventPage | null> {
   /** A column of the event, as a scalar subquery. */
   const own = (column: SQLiteColumn) =>
@@ -143,7 +148,9 @@ export async function loadEventPage(
       }[], SeriesOf[]]
     >(db, [
       db.select().from(events).where(
-        and(eq(events.slug, slug), eq(events.is_visible, true)),
+        options.hidden
+          ? eq(events.slug, slug)
+          : and(eq(events.slug, slug), eq(events.is_visible, true)),
       ),
       db.select().from(places).where(
         sql`${places.id} = ${own(events.placeId)}`,
@@ -158,11 +165,15 @@ export async function loadEventPage(
         status: events.status,
         start_datetime: events.start_datetime,
         end_datetime: events.end_datetime,
+        placeId: events.placeId,
+        placeName: sql<
+          string | null
+        >`(select ${places.name} from ${places} where ${places.id} = ${events.placeId})`,
       }).from(events).where(
         and(
           // Only a series has occurrences.
           sql`${events.parentId} = (select ${events.id} from ${events} where ${events.slug} = ${slug} and ${events.recurrent} is not null)`,
-          eq(events.is_visible, true),
+          options.hidden ? undefined : eq(events.is_visible, true),
           sql`${lastMoment} >= ${now}`,
         ),
       ).orderBy(asc(events.start_datetime), asc(events.id)).limit(

@@ -25,7 +25,13 @@ import { ApiError } from "../../lib/errors.ts";
 import { clientAddress } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { AccountView, LoginView, RegisterView } from "../views/app/account.tsx";
-import { formText, type PageStatus, safeNext, type WebKit } from "./kit.ts";
+import {
+  formText,
+  landingOf,
+  type PageStatus,
+  safeNext,
+  type WebKit,
+} from "./kit.ts";
 
 /** The routes of signing in and out, registration and the account page. */
 export function accountRoutes(deps: RouteDeps, web: WebKit) {
@@ -33,16 +39,19 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
   const { db } = deps.database;
   const auth = { db, clock: deps.clock, hasher: deps.hasher };
 
+  // After signing in: `next` when the account's role may open it, else the
+  // page that fits the role (/my for members, /admin for editors and admins).
   app.get("/login", async (c) => {
-    const next = safeNext(c.req.query("next"));
-    if (await web.session(c)) return c.redirect(next, 303);
+    const next = safeNext(c.req.query("next"), "");
+    const current = await web.session(c);
+    if (current) return c.redirect(landingOf(current.user, next), 303);
     return web.render(c, {}, (common) => LoginView({ ...common, next }));
   });
 
   app.post("/login", web.fromThisSite, async (c) => {
     const form = await c.req.parseBody();
     const email = formText(form, "email", 320).trim();
-    const next = safeNext(formText(form, "next"));
+    const next = safeNext(formText(form, "next"), "");
     const { t } = await web.language(c);
     const again = (error: string, status: PageStatus) =>
       web.render(
@@ -58,7 +67,7 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
         clientAddress(c, deps.config),
       );
       await web.signIn(c, user);
-      return c.redirect(next, 303);
+      return c.redirect(landingOf(user, next), 303);
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
         web.passHeaders(c, error);

@@ -4,7 +4,8 @@
  * canEditEvent): `GET/POST /events/{id}/edit` (a single event, a whole
  * series, or one date of it), `POST /events/{id}/status` (cancel, or take
  * the cancellation back), `GET/POST /events/{id}/delete` (a confirmation,
- * then the deletion).
+ * then the deletion), `GET /events/{id}/cancel` (the cancellation's
+ * confirmation, posted to the status route).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -28,6 +29,7 @@ import type { UserRow } from "../../lib/users.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { EventFormView } from "../views/app/event-form.tsx";
 import {
+  CancelView,
   DeleteView,
   type MyEvent,
   MyEventsView,
@@ -74,7 +76,7 @@ function modeOf(event: Pick<EventFull, "parentId" | "recurrent">) {
  * When an event happens, in words, in the page's language and the
  * instance's zone: days only for an all-day event (midnight to midnight).
  */
-function whenOf(
+export function whenOf(
   start: number,
   end: number | null,
   lang: string,
@@ -209,7 +211,10 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
             ...(g.recurrent
               ? {
                 rule: ruleOf(t, g.recurrent, lang, zone),
-                occurrences: g.occurrences.map(shown),
+                occurrences: g.occurrences.map((o) => ({
+                  ...shown(o),
+                  occurrence: true,
+                })),
               }
               : {}),
           })),
@@ -362,6 +367,34 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
       return c.redirect(`/my?page=${page}&done=${done}`, 303);
     },
   );
+
+  // Cancelling asks first: a page of its own, so it works without scripts.
+  app.get(`/events/${ID}/cancel`, web.requireSession(), async (c) => {
+    const settings = await web.settings(c);
+    const found = await editable(c, c.var.session.user);
+    if (!found.ok) return found.answer;
+    const event = found.event;
+    const { lang } = await web.language(c);
+    return web.render(
+      c,
+      { current: c.var.session },
+      async (common) =>
+        CancelView({
+          ...common,
+          csrfToken: await web.csrfToken(c.var.session),
+          id: event.id,
+          title: event.title,
+          when: whenOf(
+            event.start_datetime,
+            event.end_datetime,
+            lang,
+            settings.instance_timezone,
+          ),
+          kind: modeOf(event),
+          page: pageOf(c.req.query("page")),
+        }),
+    );
+  });
 
   app.get(`/events/${ID}/delete`, web.requireSession(), async (c) => {
     const settings = await web.settings(c);

@@ -32,6 +32,9 @@ import {
 } from "../middleware/language.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
 import type { PageProps } from "../views/app/shell.tsx";
+import { ForeignFormView } from "../views/app/foreign-form.tsx";
+import { requestOrigin } from "../middleware/auth.ts";
+import { sessionCookieName } from "../middleware/viewer.ts";
 import { pageNumber } from "../middleware/validation.ts";
 
 /** The statuses a page of the interface answers with. */
@@ -60,7 +63,44 @@ export function safeNext(
   next: string | undefined,
   fallback = "/admin",
 ): string {
-  return next && /^\/(?![/\\])[^\s]*$/.test(next) ? next : fallback;
+  return isLocalPath(next) ? next : fallback;
+}
+
+/** Whether `path` is a path of this site (never `//host` nor `/\\host`). */
+function isLocalPath(path: string | undefined): path is string {
+  return path !== undefined && /^\/(?![/\\])[^\s]*$/.test(path);
+}
+
+/** The pages under /admin an editor may open; the rest of /admin is the admins'. */
+const EDITOR_PAGES = /^\/admin(?:$|[?#]|\/(?:events|sources)(?:$|[/?#]))/;
+
+/** The least role a page of this site asks for, by its path. */
+export function roleOfPath(path: string): PageRole {
+  if (!/^\/admin(?:$|[/?#])/.test(path)) return "user";
+  return EDITOR_PAGES.test(path) ? "editor" : "admin";
+}
+
+/** The page that fits a role after signing in: /my for members, /admin for editors and admins. */
+export function homeOf(user: Pick<UserRow, "role">): string {
+  return user.role === "user" ? "/my" : "/admin";
+}
+
+/**
+ * Where `user` goes after signing in: `next` when it is a path of this site
+ * their role may open, else the page that fits their role (never a 403).
+ */
+export function landingOf(
+  user: UserRow,
+  next: string | undefined,
+): string {
+  if (!isLocalPath(next)) return homeOf(user);
+  const role = roleOfPath(next);
+  const may = role === "admin"
+    ? user.role === "admin"
+    : role === "editor"
+    ? isModerator(user)
+    : true;
+  return may ? next : homeOf(user);
 }
 
 /** A page number of a query or form (1 when absent or not one). */
@@ -95,7 +135,7 @@ export function createWebKit(deps: RouteDeps) {
   const { db } = deps.database;
   const secure = deps.config.baseUrl.startsWith("https:");
   // `__Host-`: the browser keeps it only when Secure, for this host and path /.
-  const cookieName = secure ? "__Host-quando_session" : "quando_session";
+  const cookieName = sessionCookieName(deps.config.baseUrl);
   const ownOrigin = new URL(deps.config.baseUrl).origin;
   const secret = deps.config.jwtSecret;
 
@@ -126,30 +166,61 @@ export function createWebKit(deps: RouteDeps) {
     sessionCsrfToken(secret, current.id);
 
   /**
-   * Whether a post comes from another site. Browsers send Origin on every
-   * POST; an older one or a stripped header is judged by the Referer, and
-   * Fetch Metadata (Sec-Fetch-Site) refuses what a browser says is another
-   * site's. A request with none of them (no browser: curl, a script) is let
-   * through to the page's own checks (its session's CSRF token).
+   * Where a post comes from when that is another site, else null. Browsers
+   * send Origin on every POST; an older one or a stripped header is judged
+   * by the Referer, and Fetch Metadata (Sec-Fetch-Site) refuses what a
+   * browser says is another site's. The instance's own addresses are
+   * BASE_URL's origin and the one the request was sent to (its Host, behind
+   * the configured proxies: requestOrigin), so a form of the instance opened
+   * at 127.0.0.1 or a LAN address is its own. A request with none of these
+   * headers (no browser: curl, a script) is let through to the page's own
+   * checks (its session's CSRF token).
    */
-  const foreign = (c: Context<AppEnv>) => {
+  const foreignOrigin = (c: Context<AppEnv>): string | null => {
+    const own = (origin: string) =>
+      origin === ownOrigin || origin === requestOrigin(c, deps.config);
     const site = c.req.header("sec-fetch-site");
-    if (site === "cross-site" || site === "same-site") return true;
     const origin = c.req.header("origin");
-    if (origin !== undefined) return origin !== ownOrigin;
     const referer = c.req.header("referer");
-    if (referer === undefined) return false;
-    try {
-      return new URL(referer).origin !== ownOrigin;
-    } catch {
-      return true;
+    let from: string | null = null;
+    if (origin !== undefined) from = origin;
+    else if (referer !== undefined) {
+      try {
+        from = new URL(referer).origin;
+      } catch {
+        from = "null";
+      }
     }
+    if (site === "cross-site" || site === "same-site") return from ?? "null";
+    return from !== null && !own(from) ? from : null;
   };
 
   /** A plain-text refusal (403 unless told), never cached. */
   const refused = (c: Context<AppEnv>, message: string, status: 403 = 403) => {
     c.header("Cache-Control", "no-store");
     return c.text(message, status);
+  };
+
+  /**
+   * The 403 page of a form posted from another address: it names BASE_URL
+   * and links to the page at that address (the Referer's path when it has
+   * one), where the form can be sent again.
+   */
+  const refusedForm = (c: Context<AppEnv>, from: string) => {
+    let path = "/";
+    try {
+      const referer = new URL(c.req.header("referer") ?? "");
+      path = safeNext(referer.pathname + referer.search, "/");
+    } catch {
+      // No Referer: the home page of the instance's address.
+    }
+    return render(c, { status: 403 }, (common) =>
+      ForeignFormView({
+        ...common,
+        from: from === "null" ? null : from,
+        baseUrl: ownOrigin,
+        again: `${ownOrigin}${path}`,
+      }));
   };
 
   /** Who is signed in, as the page header shows them. */
@@ -255,7 +326,8 @@ export function createWebKit(deps: RouteDeps) {
     next?: string,
   ): MiddlewareHandler<AppEnv> =>
   async (c, nextHandler) => {
-    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    const from = foreignOrigin(c);
+    if (from !== null) return await refusedForm(c, from);
     const answer = await admitted(c, role, next);
     if (answer) return answer;
     const form = await c.req.parseBody({ all: true });
@@ -270,7 +342,8 @@ export function createWebKit(deps: RouteDeps) {
    * anonymous submission): refused when it comes from another site.
    */
   const fromThisSite: MiddlewareHandler<AppEnv> = async (c, nextHandler) => {
-    if (foreign(c)) return refused(c, "The form was posted from another site.");
+    const from = foreignOrigin(c);
+    if (from !== null) return await refusedForm(c, from);
     await nextHandler();
   };
 

@@ -13,6 +13,8 @@ import { collectionRoutes } from "./collections.ts";
 import { fediverseRoutes } from "./fediverse.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { previewRoutes } from "./preview.ts";
+import { publishedRoutes } from "./published.ts";
 import { settingsRoutes } from "./settings.ts";
 import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
@@ -26,6 +28,8 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", submitRoutes(deps, web));
   app.route("/", moderationRoutes(deps, web));
   app.route("/", eventPageRoutes(deps, web));
+  app.route("/", publishedRoutes(deps, web));
+  app.route("/", previewRoutes(deps, web));
   app.route("/", usersRoutes(deps, web));
   app.route("/", settingsRoutes(deps, web));
   app.route("/", fediverseRoutes(deps, web));

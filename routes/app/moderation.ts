@@ -24,6 +24,8 @@ import { listUnconfirmedPage } from "../../lib/events/unconfirmed.ts";
 import { findEvent } from "../../lib/events/load.ts";
 import { addMessage, listMessagesOfEvents } from "../../lib/events/messages.ts";
 import { sanitizeDescription } from "../../lib/events/sanitize.ts";
+import { descriptionHtml } from "../../lib/pages/description.ts";
+import { localImageOf } from "../../lib/media/public.ts";
 import { deleteEvent, toggleEvent } from "../../lib/events/write.ts";
 import type { MessageKey, Translate } from "../../lib/i18n.ts";
 import type { Settings } from "../../lib/settings.ts";
@@ -256,6 +258,13 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
             title: e.title,
             when: format.format(new Date(e.start_datetime * 1000)),
             place: e.place?.name ?? null,
+            // Sanitised once more before it is shown, as the replies are.
+            descriptionHtml: descriptionHtml(
+              sanitizeDescription(e.description),
+            ),
+            tags: e.tags,
+            image: localImageOf(e.media[0]),
+            preview: `/admin/events/${e.id}/preview`,
             submitted: submittedBy(t, format, e.userId, new Date(e.createdAt)),
             hasAuthor: e.userId !== null,
             messages: (messages.get(e.id) ?? []).map((m) => ({

@@ -14,6 +14,7 @@ import {
   settingsSchema,
   updateSettings,
 } from "../../lib/settings.ts";
+import { currentTimeZones } from "../../lib/timezones.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import {
   type SettingsErrors,
@@ -29,8 +30,15 @@ const SWITCH_KEYS: readonly SwitchKey[] = [
   ...SWITCHES.federation,
 ];
 
-/** What the form may change: every setting but the actor's name. */
-const editable = settingsSchema.omit({ instance_actor: true });
+/**
+ * What the form may change: every setting but the actor's name and
+ * `hide_boosts`, which only the API keeps for Gancio's clients (Quando's
+ * listings never show remote events, boosted or not: docs/CONFIGURATION.md).
+ */
+const editable = settingsSchema.omit({
+  instance_actor: true,
+  hide_boosts: true,
+});
 
 /** The form's values of the stored settings. */
 function fieldsOf(settings: Settings): SettingsFields {
@@ -71,11 +79,14 @@ function localesFor(current: string, lang: string) {
   });
 }
 
-/** Every IANA zone the runtime knows, with UTC and the stored one. */
+/**
+ * Every IANA zone the runtime knows by its current name (Europe/Kyiv, not
+ * Europe/Kiev: lib/timezones.ts), with UTC and the stored one (an old name
+ * stored before keeps working).
+ */
 function timeZonesFor(current: string): string[] {
-  const zones = new Set(["UTC", ...Intl.supportedValuesOf("timeZone")]);
-  zones.add(current);
-  return [...zones];
+  const zones = currentTimeZones();
+  return zones.includes(current) ? zones : [...zones, current];
 }
 
 /** The settings page's routes. */

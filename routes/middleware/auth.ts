@@ -172,5 +172,38 @@ export function clientAddress(
   return c.env?.remoteAddr?.hostname ?? "unknown";
 }
 
+/**
+ * The origin the request was sent to, as the browser saw it: the scheme of
+ * the request's URL and its Host header; with TRUST_PROXY, the
+ * X-Forwarded-Proto and X-Forwarded-Host our own proxies set (the entry
+ * `trustedProxyHops` from the right, as for the client address). Null when
+ * they do not make an origin.
+ */
+export function requestOrigin(
+  c: Context<AppEnv>,
+  config: { trustProxy: boolean; trustedProxyHops: number },
+): string | null {
+  const url = new URL(c.req.url);
+  let scheme = url.protocol.slice(0, -1);
+  let host = c.req.header("host")?.trim() || url.host;
+  if (config.trustProxy) {
+    const proto = c.req.header("x-forwarded-proto");
+    const forwardedHost = c.req.header("x-forwarded-host");
+    scheme =
+      (proto && forwardedClientAddress(proto, config.trustedProxyHops)) ||
+      scheme;
+    host = (forwardedHost &&
+      forwardedClientAddress(forwardedHost, config.trustedProxyHops)) || host;
+  }
+  // A host only: no path, query, user or space may ride along.
+  if (scheme !== "http" && scheme !== "https") return null;
+  if (host === "" || /[/\\?#@\s]/.test(host)) return null;
+  try {
+    return new URL(`${scheme}://${host}`).origin;
+  } catch {
+    return null;
+  }
+}
+
 /** OpenAPI security requirement for bearer-protected routes. */
 export const bearerSecurity = [{ bearerAuth: [] as string[] }];

@@ -14,6 +14,7 @@ import type { CachedAnswer, ResponseCache } from "../../lib/response-cache.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import type { CacheRule } from "../module.ts";
 import { languageAsked } from "./language.ts";
+import { hasSessionCookie } from "./viewer.ts";
 
 /**
  * The GET patterns the cache's middleware is mounted on (routes/mod.ts):
@@ -133,9 +134,10 @@ export function publicReadCache(
   const keyOf = (
     request: Request,
   ): { key: string; store: ResponseCache; rule: CacheRule } | null => {
+    // A signed-in reader's page is their own (routes/middleware/viewer.ts).
     if (
       !cache.enabled || request.method !== "GET" ||
-      request.headers.has("authorization")
+      request.headers.has("authorization") || hasSessionCookie(request)
     ) {
       return null;
     }

@@ -51,6 +51,11 @@ export function createPublicKit(deps: RouteDeps) {
       timezone: settings.instance_timezone,
       t,
       languages: languageLinks(c.req.url, PUBLIC_LANGUAGES, lang),
+      account: {
+        role: c.get("viewer")?.role ?? null,
+        submit: settings.allow_anon_event,
+        register: settings.allow_registration,
+      },
     };
   }
 
@@ -62,8 +67,9 @@ export function createPublicKit(deps: RouteDeps) {
     status: PublicStatus = 200,
   ) {
     c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
-    // The language comes from the query, the cookie or Accept-Language:
-    // shared caches must keep each reader's (an event's page also answers
+    // The language comes from the query, the cookie or Accept-Language, and
+    // a signed-in reader's page is their own: shared caches must keep each
+    // reader's (an event's page also answers
     // ActivityPub clients, by Accept).
     c.header(
       "Vary",
@@ -73,7 +79,7 @@ export function createPublicKit(deps: RouteDeps) {
     );
     c.header(
       "Cache-Control",
-      status !== 200
+      status !== 200 || c.get("viewer")
         ? "no-store"
         // The answer that remembers a choice is that visitor's own.
         : remembersChoice(c.req.raw)

@@ -10,6 +10,7 @@
 import { Hono } from "hono";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import type { RouteModule } from "../module.ts";
+import { publicViewer } from "../middleware/viewer.ts";
 import { browseModule } from "./browse.ts";
 import { embedModule } from "./embed.ts";
 import { pagesModule } from "./pages.ts";
@@ -28,6 +29,7 @@ export const siteModule: RouteModule = {
   name: "site",
   routes(deps: RouteDeps) {
     const app = new Hono<AppEnv>();
+    app.use("*", publicViewer(deps));
     for (const module of SITE_MODULES) app.route("/", module.routes(deps));
     return app;
   },

@@ -21,6 +21,7 @@ import {
   loadTagPage,
 } from "../../lib/pages/load.ts";
 import type { Settings } from "../../lib/settings.ts";
+import { canEditEvent } from "../../lib/events/access.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import type { RouteModule } from "../module.ts";
 import { settingsOf } from "../middleware/request-settings.ts";
@@ -84,10 +85,18 @@ export function pageRoutes(deps: RouteDeps) {
       return notFoundPage(c, settings);
     }
     const nonce = randomToken(16);
+    // Its owner, editors and admins (signed in) see the way to its form.
+    const viewer = c.get("viewer");
+    const editHref = viewer && data.event.apUserApId === null &&
+        canEditEvent(viewer, data.event)
+      ? `/events/${data.event.id}/edit?next=${
+        encodeURIComponent(new URL(c.req.url).pathname)
+      }`
+      : null;
     return send(
       c,
       nonce,
-      EventView({ site: siteOf(c, settings), nonce, data }),
+      EventView({ site: siteOf(c, settings), nonce, data, editHref }),
     );
   });
 

@@ -25,6 +25,12 @@ export interface QueuedEvent {
   /** When it starts, in words, in the instance's time zone. */
   when: string;
   place: string | null;
+  /** Its description as HTML (sanitised), its tags and its image. */
+  descriptionHtml: string;
+  tags: string[];
+  image: { src: string; alt: string } | null;
+  /** Its page as visitors will see it once confirmed. */
+  preview: string;
   /** Who submitted it and when, in words. */
   submitted: string;
   /** Whether a member submitted it (and so may read messages). */
@@ -227,6 +233,23 @@ export function QueueView(
                   {e.place ? ` · ${e.place}` : ""}
                 </p>
                 <p class="muted">{e.submitted}</p>
+                {e.image && (
+                  <img class="submitted" src={e.image.src} alt={e.image.alt} />
+                )}
+                {e.descriptionHtml && (
+                  <div class="content">{raw(e.descriptionHtml)}</div>
+                )}
+                {e.tags.length > 0 && (
+                  <p class="tags">
+                    {t("moderation.tags")}{" "}
+                    {e.tags.map((tag) => `#${tag}`).join(" ")}
+                  </p>
+                )}
+                <p>
+                  <a href={e.preview} aria-describedby={`event-${e.id}`}>
+                    {t("moderation.preview")}
+                  </a>
+                </p>
                 <div class="actions">
                   <form
                     method="post"

@@ -15,10 +15,15 @@ export interface MyEvent {
   waiting: boolean;
   /** For a series: its rule in words, and its next dates. */
   rule?: string;
+  /** A date of a series. */
+  occurrence?: boolean;
   occurrences?: MyEvent[];
 }
 
-/** The hidden fields and button that cancel an event or take the cancellation back. */
+/**
+ * Cancelling asks first (a link to its confirmation page, which works
+ * without scripts); taking a cancellation back is a button at once.
+ */
 function StatusForm(
   props: {
     event: MyEvent;
@@ -29,23 +34,78 @@ function StatusForm(
   },
 ) {
   const { event, t } = props;
+  if (!event.cancelled) {
+    return (
+      <a
+        class="button deny"
+        href={`/events/${event.id}/cancel?page=${props.page}`}
+        aria-describedby={props.describedBy}
+      >
+        {t(
+          event.rule
+            ? "events.cancelSeriesAsk"
+            : event.occurrence
+            ? "events.cancelDateAsk"
+            : "events.cancelAsk",
+        )}
+      </a>
+    );
+  }
   return (
     <form method="post" action={`/events/${event.id}/status`}>
       <Csrf token={props.csrfToken} />
       <input type="hidden" name="page" value={String(props.page)} />
-      <input
-        type="hidden"
-        name="status"
-        value={event.cancelled ? "EventScheduled" : "EventCancelled"}
-      />
+      <input type="hidden" name="status" value="EventScheduled" />
       <button
         type="submit"
         class="deny"
         aria-describedby={props.describedBy}
       >
-        {t(event.cancelled ? "events.uncancel" : "events.cancel")}
+        {t("events.uncancel")}
       </button>
     </form>
+  );
+}
+
+/** The confirmation step before cancelling an event, a series or one of its dates. */
+export function CancelView(
+  props: PageProps & {
+    csrfToken: string;
+    id: number;
+    title: string;
+    when: string;
+    kind: "single" | "series" | "occurrence";
+    page: number;
+  },
+) {
+  const { t } = props;
+  const title = t("events.cancelConfirm.title", { title: props.title });
+  const back = `/my?page=${props.page}`;
+  return (
+    <WebPage {...props} title={title}>
+      <h1>{title}</h1>
+      <p>{props.when}</p>
+      <p>
+        {t(
+          props.kind === "series"
+            ? "events.cancelConfirm.series"
+            : props.kind === "occurrence"
+            ? "events.cancelConfirm.occurrence"
+            : "events.cancelConfirm.single",
+        )}
+      </p>
+      <form method="post" action={`/events/${props.id}/status`}>
+        <Csrf token={props.csrfToken} />
+        <input type="hidden" name="page" value={String(props.page)} />
+        <input type="hidden" name="status" value="EventCancelled" />
+        <div class="actions">
+          <button type="submit" class="danger">
+            {t("events.cancelConfirm.confirm")}
+          </button>
+          <a class="button" href={back}>{t("events.cancelConfirm.keep")}</a>
+        </div>
+      </form>
+    </WebPage>
   );
 }
 

@@ -12,7 +12,7 @@ export const SWITCHES = {
     "allow_recurrent_event",
     "recurrent_event_visible",
   ],
-  federation: ["enable_federation", "enable_resources", "hide_boosts"],
+  federation: ["enable_federation", "enable_resources"],
 } as const;
 
 /** A switch's setting. */

@@ -58,6 +58,7 @@ summary { cursor: pointer; padding: 0.6rem 0; font-weight: 600; color: var(--acc
 .card.is-hidden { border-style: dashed; }
 p.handle { margin: 0.2rem 0 0; }
 .content img { max-width: 100%; }
+img.submitted { display: block; max-width: 100%; height: auto; max-height: 16rem; border-radius: 0.5rem; margin: 0.5rem 0; }
 textarea { min-height: 8rem; }
 .hint { opacity: 0.8; font-size: 0.95rem; margin: 0.2rem 0 0; }
 .field-error { color: var(--danger); margin: 0.3rem 0 0; font-weight: 600; }
@@ -178,6 +179,7 @@ const NAV: {
   { href: "/submit", key: "nav.submit", roles: ["user", "editor", "admin"] },
   { href: "/my", key: "nav.my", roles: ["user", "editor", "admin"] },
   { href: "/admin", key: "nav.moderation", roles: ["editor", "admin"] },
+  { href: "/admin/events", key: "nav.events", roles: ["editor", "admin"] },
   { href: "/admin/sources", key: "nav.sources", roles: ["editor", "admin"] },
   { href: "/admin/users", key: "nav.users", roles: ["admin"] },
   { href: "/admin/settings", key: "nav.settings", roles: ["admin"] },

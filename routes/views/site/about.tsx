@@ -2,28 +2,8 @@
  * The about page (`/about`): the instance's description as its owners wrote
  * it, paragraphs and line breaks kept, and how to follow it.
  */
-import { allEvents } from "./components.tsx";
+import { allEvents, TextParagraphs } from "./components.tsx";
 import { type SiteInfo, SitePage } from "./shell.tsx";
-
-/** Plain text as paragraphs: a blank line starts one, a line break stays one. */
-export function TextParagraphs(props: { text: string; class?: string }) {
-  const paragraphs = props.text.replace(/\r\n?/g, "\n").split(/\n[ \t]*\n/)
-    .map((paragraph) => paragraph.trim()).filter(Boolean);
-  return (
-    <>
-      {paragraphs.map((paragraph) => (
-        <p class={props.class}>
-          {paragraph.split("\n").map((line, i) => (
-            <>
-              {i > 0 && <br />}
-              {line}
-            </>
-          ))}
-        </p>
-      ))}
-    </>
-  );
-}
 
 /** The about page; `handle` is the instance's fediverse address, null when it does not federate. */
 export function AboutView(

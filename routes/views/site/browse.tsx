@@ -28,6 +28,7 @@ import {
   PagesNav,
   StatusBadge,
   TagLinks,
+  TextParagraphs,
   upcomingCount,
 } from "./components.tsx";
 import { feedUrls, type SiteInfo, SitePage } from "./shell.tsx";
@@ -64,6 +65,12 @@ function SeriesItem(
                 </time>
               </a>
               <StatusBadge status={date.status} t={t} />
+              {
+                /* A date changed on its own says how it differs. */
+                date.title !== series.title && ` (${date.title})`
+              }
+              {date.placeId !== series.placeId && date.placeName &&
+                ` (${date.placeName})`}
             </>
           ))}
           {" · "}
@@ -89,10 +96,13 @@ function EmptyHome(
   const feeds = feedUrls(site, allEvents(t));
   return (
     <div class="welcome">
-      <p class="intro">
-        {site.description ||
-          t("public.browse.empty.about", { site: site.title })}
-      </p>
+      {site.description
+        ? <TextParagraphs text={site.description} class="intro" />
+        : (
+          <p class="intro">
+            {t("public.browse.empty.about", { site: site.title })}
+          </p>
+        )}
       <p class="empty">
         <strong>{t("public.browse.empty.text")}</strong>
       </p>
@@ -178,7 +188,7 @@ export function HomeView(
               <PageNumber t={t} page={data.page} />
             </h1>
             {site.description && data.page === 1 && (
-              <p class="muted intro">{site.description}</p>
+              <TextParagraphs text={site.description} class="muted intro" />
             )}
             {empty && <p class="empty">{t("public.home.noMore")}</p>}
           </>

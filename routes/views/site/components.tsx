@@ -351,3 +351,26 @@ export function emptyWords(
   if (count > 0) return null;
   return data.page === 1 ? first : later;
 }
+
+/**
+ * Plain text (the instance's description) as it was typed: a paragraph for
+ * each part a blank line apart, its line breaks kept.
+ */
+export function TextParagraphs(props: { text: string; class?: string }) {
+  const paragraphs = props.text.replace(/\r\n?/g, "\n").split(/\n[ \t]*\n/)
+    .map((paragraph) => paragraph.trim()).filter(Boolean);
+  return (
+    <>
+      {paragraphs.map((paragraph) => (
+        <p class={props.class}>
+          {paragraph.split("\n").map((line, i) => (
+            <>
+              {i > 0 && <br />}
+              {line}
+            </>
+          ))}
+        </p>
+      ))}
+    </>
+  );
+}

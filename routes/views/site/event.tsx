@@ -183,7 +183,15 @@ function hostOf(url: string): string {
 
 /** An event's page: an h-event with JSON-LD, OpenGraph and calendar links. */
 export function EventView(
-  props: { site: SiteInfo; nonce: string; data: EventPage },
+  props: {
+    site: SiteInfo;
+    nonce: string;
+    data: EventPage;
+    /** The edit form's address, for a signed-in reader who may change the event. */
+    editHref?: string | null;
+    /** A moderator's preview of an event waiting for confirmation: what it says. */
+    previewNotice?: string;
+  },
 ) {
   const { site, data } = props;
   const { t } = site;
@@ -231,7 +239,17 @@ export function EventView(
           event.status === "EventCancelled" ? " is-cancelled" : ""
         }`}
       >
+        {props.previewNotice && (
+          <p class="status" role="status">{props.previewNotice}</p>
+        )}
         <h1 class="p-name">{event.title}</h1>
+        {props.editHref && (
+          <p>
+            <a class="button secondary edit" href={props.editHref}>
+              {t("public.event.edit")}
+            </a>
+          </p>
+        )}
         {origin && <Origin origin={origin} t={t} />}
         {status.notice && (
           <p class={`status st-${event.status}`}>
@@ -367,6 +385,15 @@ export function EventView(
                         {shortDateTime(o.start_datetime, site)}
                       </a>
                       <StatusBadge status={o.status} t={t} />
+                      {
+                        /* A date changed on its own says how it differs. */
+                        o.title !== event.title && (
+                          <span class="changed">{` · ${o.title}`}</span>
+                        )
+                      }
+                      {o.placeId !== event.placeId && o.placeName && (
+                        <span class="changed">{` · ${o.placeName}`}</span>
+                      )}
                     </li>
                   ))}
                 </ul>

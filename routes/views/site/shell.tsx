@@ -21,6 +21,18 @@ export interface SiteInfo {
   t: Translate;
   /** The language switch: this page in each language it is offered in. */
   languages: LanguageLink[];
+  /** The header's way in: the signed-in reader's role, and what a visitor may do. */
+  account?: SiteAccount;
+}
+
+/** What the public header offers: the signed-in reader's pages, or sign in, register, submit. */
+export interface SiteAccount {
+  /** The signed-in reader's role; null for a visitor. */
+  role: string | null;
+  /** Anonymous submissions are on. */
+  submit: boolean;
+  /** Anyone may register. */
+  register: boolean;
 }
 
 /** The feeds of a page: the whole instance (`path` "") or a tag, place or collection. */
@@ -136,6 +148,8 @@ header.site .wrap { padding-top: 0.85rem; padding-bottom: 0.85rem; display: flex
   font-size: 0.95rem; }
 .languages a { display: inline-block; padding: 0.2rem 0; }
 .languages a[aria-current] { color: var(--fg); font-weight: 700; text-decoration: none; }
+nav.account ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0 1rem; margin: 0 0 0 auto; padding: 0; }
+nav.account a { display: inline-block; padding: 0.2rem 0; font-weight: 600; }
 .brand { font-weight: 700; font-size: 1.2rem; color: var(--fg); text-decoration: none; }
 .brand:hover { text-decoration: underline; }
 nav.browse { width: 100%; display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem 1rem; }
@@ -354,6 +368,7 @@ export function SitePage(
                 label={t("public.language")}
                 links={site.languages}
               />
+              {site.account && <AccountLinks account={site.account} t={t} />}
               <nav class="browse" aria-label={t("public.nav.label")}>
                 <ul>
                   {SECTIONS.map((link) => (
@@ -426,6 +441,35 @@ export function SitePage(
         </body>
       </html>
     </>
+  );
+}
+
+/**
+ * The way in: for a visitor, Sign in (and Submit an event, Register when
+ * the instance allows them); for a signed-in reader, their pages.
+ */
+function AccountLinks(props: { account: SiteAccount; t: Translate }) {
+  const { account, t } = props;
+  type Link = [string, Parameters<Translate>[0]];
+  const links: Link[] = [];
+  if (account.role === null) {
+    if (account.submit) links.push(["/submit", "public.account.submit"]);
+    links.push(["/login", "public.account.signIn"]);
+    if (account.register) links.push(["/register", "public.account.register"]);
+  } else {
+    links.push(["/my", "public.account.my"]);
+    if (account.role !== "user") links.push(["/admin", "public.account.admin"]);
+  }
+  return (
+    <nav class="account" aria-label={t("public.account.label")}>
+      <ul>
+        {links.map(([href, key]) => (
+          <li>
+            <a href={href}>{t(key)}</a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 
