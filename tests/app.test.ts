@@ -130,6 +130,7 @@ Deno.test("the OpenAPI 3.1 document lists every route with its auth requirement"
     ["/api/places", "get", false],
     ["/api/places/{id}", "get", false],
     ["/api/places/{id}", "put", true],
+    ["/api/places/{id}/merge", "post", true],
     ["/api/media", "post", true],
     ["/media/{file}", "get", false],
   ];

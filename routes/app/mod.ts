@@ -13,6 +13,7 @@ import { collectionRoutes } from "./collections.ts";
 import { fediverseRoutes } from "./fediverse.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { placeRoutes } from "./places.ts";
 import { settingsRoutes } from "./settings.ts";
 import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
@@ -32,6 +33,7 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", collectionRoutes(deps, web));
   app.route("/", clientRoutes(deps, web));
   app.route("/", sourcePageRoutes(deps, web));
+  app.route("/", placeRoutes(deps, web));
   return app;
 }
 
