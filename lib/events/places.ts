@@ -6,7 +6,7 @@
  * queues its federation (an Update) in the same batch as the change.
  */
 import { and, asc, count, eq, inArray, ne, or, sql } from "drizzle-orm";
-import { allReads, type BatchItem, type BatchRead } from "../../db/batch.ts";
+import type { BatchItem } from "../../db/batch.ts";
 import type { Db } from "../../db/client.ts";
 import { events, filters, places, sources } from "../../db/schema.ts";
 import type { FilterPlace } from "../../db/schema/collections.ts";
@@ -16,8 +16,13 @@ import {
   isUniqueViolation,
   notFound,
 } from "../errors.ts";
-import type { EventChange, QueuedPublication, WriteDeps } from "./commit.ts";
-import { type EventRow, type PlaceRow, serializePlace } from "./serialize.ts";
+import {
+  commitWithFamilies,
+  familiesWhere,
+  type FamilyChange,
+} from "./bulk.ts";
+import type { WriteDeps } from "./commit.ts";
+import { type PlaceRow, serializePlace } from "./serialize.ts";
 
 /** What a place's name, address and coordinates are replaced with. */
 export interface PlaceInput {
@@ -27,17 +32,10 @@ export interface PlaceInput {
   longitude?: number | null;
 }
 
-/** One event family's change by a place write, for federation (as WriteResult). */
-export interface PlaceFamilyChange extends EventChange {
-  id: number;
-  answer: undefined;
-  publication: QueuedPublication | null;
-}
-
 /** The place after a write, and the changes of the events held there. */
 export interface PlaceWriteResult {
   place: ReturnType<typeof serializePlace>;
-  changes: PlaceFamilyChange[];
+  changes: FamilyChange[];
 }
 
 /** Most places a merge takes at once. */
@@ -103,75 +101,6 @@ export async function countPlaceEvents(db: Db, id: number): Promise<number> {
   return n;
 }
 
-/**
- * The local events (and whole series) that a change of the places `ids`
- * touches, by family: the family's root id and its rows before the change.
- */
-async function familiesAt(
-  db: Db,
-  ids: number[],
-): Promise<Map<number, EventRow[]>> {
-  const held = db.select({
-    root: sql<number>`coalesce(${events.parentId}, ${events.id})`,
-  }).from(events).where(
-    and(inArray(events.placeId, ids), sql`${events.apUserApId} is null`),
-  );
-  const rows = await db.select().from(events).where(
-    or(
-      sql`${events.id} in (${held})`,
-      sql`${events.parentId} in (${held})`,
-    ),
-  ) as EventRow[];
-  const families = new Map<number, EventRow[]>();
-  for (const row of rows) {
-    const root = row.parentId ?? row.id;
-    families.set(root, [...families.get(root) ?? [], row]);
-  }
-  return families;
-}
-
-/**
- * Runs `statements` (the change) and, in the same batch, a publication per
- * touched family and the families' rows after it: one round trip.
- */
-async function commitWithFamilies(
-  deps: WriteDeps,
-  statements: BatchItem[],
-  families: Map<number, EventRow[]>,
-): Promise<{ results: unknown[]; changes: PlaceFamilyChange[] }> {
-  const { db } = deps;
-  const roots = [...families.keys()];
-  const beforeIds = [...families.values()].flat().map((e) => e.id);
-  const publications = roots.map((root) =>
-    deps.publication?.(root, families.get(root)!) ?? nothing
-  );
-  const after: BatchRead<EventRow[]> = beforeIds.length
-    ? {
-      statements: [
-        db.select().from(events).where(inArray(events.id, beforeIds)),
-      ],
-      read: (results) => results[0] as EventRow[],
-    }
-    : { statements: [], read: () => [] };
-  const reads = allReads(after, ...publications);
-  const results = await db.batch(
-    [...statements, ...reads.statements] as [BatchItem, ...BatchItem[]],
-  );
-  const [afterRows, ...queued] = reads.read(
-    results.slice(statements.length),
-  ) as [EventRow[], ...(QueuedPublication | null)[]];
-  const changes = roots.map((root, i) => ({
-    id: root,
-    answer: undefined,
-    before: families.get(root)!,
-    after: afterRows.filter((e) => (e.parentId ?? e.id) === root),
-    publication: queued[i],
-  }));
-  return { results, changes };
-}
-
-const nothing: BatchRead<null> = { statements: [], read: () => null };
-
 /** The events of the places `ids` change: their sequence and updatedAt move on. */
 function touchEvents(deps: WriteDeps, ids: number[]) {
   return deps.db.update(events).set({
@@ -200,7 +129,7 @@ export async function editPlace(
     and(eq(places.name, name), eq(places.address, address), ne(places.id, id)),
   );
   if (other) throw conflict("Another place has this name and address");
-  const families = await familiesAt(db, [id]);
+  const families = await familiesWhere(db, eq(events.placeId, id));
   try {
     // One batch: a place taken meanwhile (a unique violation) writes nothing.
     const { results, changes } = await commitWithFamilies(deps, [
@@ -253,7 +182,7 @@ export async function mergePlaces(
     inArray(places.id, [keepId, ...merged]),
   );
   if (found.length !== merged.length + 1) throw notFound("Place");
-  const families = await familiesAt(db, merged);
+  const families = await familiesWhere(db, inArray(events.placeId, merged));
   // Collection filters name places in JSON: those naming a merged place
   // name the kept one instead (once).
   const kept = (await findPlace(db, keepId))!;
