@@ -246,31 +246,6 @@ export async function updateUser(
   return rows[0];
 }
 
-/** Deletes a user (their events stay, without an owner). */
-export async function deleteUser(db: Db, id: number): Promise<void> {
-  const current = await findUserById(db, id);
-  if (!current) throw notFound("User");
-  if (
-    current.role === "admin" && current.is_active &&
-    (await otherActiveAdmins(db, id)) === 0
-  ) {
-    throw conflict("This is the last active admin");
-  }
-  const gone = await db.delete(users).where(
-    and(
-      eq(users.id, id),
-      current.role === "admin" && current.is_active
-        ? anotherActiveAdmin(id)
-        : undefined,
-    ),
-  ).returning({ id: users.id });
-  if (gone.length === 0) {
-    throw current.role === "admin" && current.is_active
-      ? conflict("This is the last active admin")
-      : notFound("User");
-  }
-}
-
 /** Whether any active admin exists. */
 export async function hasActiveAdmin(db: Db): Promise<boolean> {
   const [row] = await db.select({ one: sql<number>`1` }).from(users).where(

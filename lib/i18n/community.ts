@@ -42,6 +42,25 @@ export const en = {
   "places.mergeNothing": "Check at least one place to merge.",
   "places.merged": "{count} places merged into this one.",
   "places.cancel": "Cancel",
+  "userDelete.link": "Delete this account…",
+  "userDelete.title": "Delete {email}?",
+  "userDelete.intro":
+    "The account goes at once, with its sessions, app authorisations and tokens. It owns {count} events.",
+  "userDelete.events": "Their events",
+  "userDelete.keep": "Keep them, without an owner",
+  "userDelete.reassign": "Give them to another account (below)",
+  "userDelete.remove": "Delete them too (followers are told)",
+  "userDelete.reassignEmail": "E-mail of the account that gets them",
+  "userDelete.reassignHint":
+    "Only when giving the events away: an active account, which also gets the calendar subscriptions.",
+  "userDelete.badReassign":
+    "There is no other active account with this e-mail.",
+  "userDelete.badFate": "Choose what becomes of the events.",
+  "userDelete.lastAdmin":
+    "{email} is the last active admin and cannot be deleted.",
+  "userDelete.confirm": "Delete the account",
+  "userDelete.cancel": "Cancel",
+  "userDelete.done": "The account was deleted.",
 } as const;
 
 /** Italian. */
@@ -87,4 +106,23 @@ export const it: Record<keyof typeof en, string> = {
   "places.mergeNothing": "Seleziona almeno un luogo da unire.",
   "places.merged": "{count} luoghi uniti in questo.",
   "places.cancel": "Annulla",
+  "userDelete.link": "Elimina questo account…",
+  "userDelete.title": "Eliminare {email}?",
+  "userDelete.intro":
+    "L'account viene eliminato subito, con le sue sessioni, autorizzazioni delle app e token. Possiede {count} eventi.",
+  "userDelete.events": "I suoi eventi",
+  "userDelete.keep": "Tienili, senza proprietario",
+  "userDelete.reassign": "Assegnali a un altro account (sotto)",
+  "userDelete.remove": "Eliminali anche (chi segue viene avvisato)",
+  "userDelete.reassignEmail": "E-mail dell'account che li riceve",
+  "userDelete.reassignHint":
+    "Solo se assegni gli eventi: un account attivo, che riceve anche i calendari sottoscritti.",
+  "userDelete.badReassign":
+    "Non c'è un altro account attivo con questa e-mail.",
+  "userDelete.badFate": "Scegli cosa fare degli eventi.",
+  "userDelete.lastAdmin":
+    "{email} è l'ultimo amministratore attivo e non può essere eliminato.",
+  "userDelete.confirm": "Elimina l'account",
+  "userDelete.cancel": "Annulla",
+  "userDelete.done": "L'account è stato eliminato.",
 };

@@ -17,6 +17,7 @@ import { placeRoutes } from "./places.ts";
 import { settingsRoutes } from "./settings.ts";
 import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
+import { userDeleteRoutes } from "./user-delete.ts";
 import { usersRoutes } from "./users.ts";
 
 /** Every page of the signed-in interface. */
@@ -28,6 +29,7 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", moderationRoutes(deps, web));
   app.route("/", eventPageRoutes(deps, web));
   app.route("/", usersRoutes(deps, web));
+  app.route("/", userDeleteRoutes(deps, web));
   app.route("/", settingsRoutes(deps, web));
   app.route("/", fediverseRoutes(deps, web));
   app.route("/", collectionRoutes(deps, web));

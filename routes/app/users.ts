@@ -138,6 +138,7 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
     const { t } = await web.language(c);
     let notice: string | undefined;
     if (done === "withdrawn") notice = t("users.invitations.withdrawn");
+    if (done === "deleted") notice = t("userDelete.done");
     const user = Number.isSafeInteger(id) && id > 0
       ? await findUserById(db, id)
       : undefined;

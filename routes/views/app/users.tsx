@@ -342,6 +342,16 @@ export function UsersView(
                   </div>
                 </form>
               )}
+              {!u.self && (
+                <p>
+                  <a
+                    href={`/admin/users/${u.id}/delete`}
+                    aria-describedby={`user-${u.id}`}
+                  >
+                    {t("userDelete.link")}
+                  </a>
+                </p>
+              )}
             </li>
           ))}
         </ul>
