@@ -18,6 +18,7 @@ import { eventsModule } from "./api/events/mod.ts";
 import { catalogModule } from "./api/catalog.ts";
 import { mediaModule } from "./api/media.ts";
 import { curationModule } from "./api/curation.ts";
+import { reportsModule } from "./api/reports.ts";
 import { oauthModule } from "./oauth/mod.ts";
 import { authorizeModule } from "./oauth/authorize.ts";
 import { apActorsModule, federationModule } from "./federation/mod.ts";
@@ -65,6 +66,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   authorizeModule,
   apActorsModule,
   curationModule,
+  reportsModule,
   appModule,
   siteModule,
 ];

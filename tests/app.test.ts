@@ -131,6 +131,9 @@ Deno.test("the OpenAPI 3.1 document lists every route with its auth requirement"
     ["/api/places/{id}", "get", false],
     ["/api/places/{id}", "put", true],
     ["/api/places/{id}/merge", "post", true],
+    ["/api/events/{id}/reports", "post", false],
+    ["/api/reports", "get", true],
+    ["/api/reports/{id}", "put", true],
     ["/api/media", "post", true],
     ["/media/{file}", "get", false],
   ];

@@ -39,6 +39,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "invitations",
       "sources",
       "imported_events",
+      "reports",
       "__drizzle_migrations",
     ]
   ) assert.ok(tables.has(t), `table ${t}`);
@@ -58,6 +59,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "resources_created_idx",
       "ap_users_instance_idx",
       "filters_collection_idx",
+      "reports_status_created_idx",
       "events_last_idx",
       "events_long_last_idx",
       "events_series_idx",

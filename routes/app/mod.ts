@@ -14,6 +14,7 @@ import { fediverseRoutes } from "./fediverse.ts";
 import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
 import { placeRoutes } from "./places.ts";
+import { reportPageRoutes } from "./reports.ts";
 import { settingsRoutes } from "./settings.ts";
 import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
@@ -36,6 +37,7 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", clientRoutes(deps, web));
   app.route("/", sourcePageRoutes(deps, web));
   app.route("/", placeRoutes(deps, web));
+  app.route("/", reportPageRoutes(deps, web));
   return app;
 }
 
