@@ -44,11 +44,8 @@ export function PlacesView(
                 {place.address && <p class="muted">{place.address}</p>}
                 <p>{t("places.events", { count: place.events })}</p>
                 <p>
-                  <a
-                    href={`${HOME}/${place.id}`}
-                    aria-label={t("places.edit", { name: place.name })}
-                  >
-                    {t("places.editTitle")}
+                  <a href={`${HOME}/${place.id}`}>
+                    {t("places.edit", { name: place.name })}
                   </a>
                 </p>
               </li>
