@@ -113,6 +113,7 @@ Deno.test("the OpenAPI 3.1 document lists every route with its auth requirement"
     ["/api/users/{id}", "get", true],
     ["/api/users/{id}", "patch", true],
     ["/api/users/{id}", "delete", true],
+    ["/api/users/{id}/approve", "post", true],
     ["/api/settings", "get", true],
     ["/api/settings", "put", true],
     ["/api/events", "get", false],

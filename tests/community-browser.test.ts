@@ -153,3 +153,55 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "with registration_approval on, a newcomer registers and is told the account waits, also on signing in; the admin approves it on /admin/users and the newcomer signs in; axe finds no serious problem at 390 px",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await withServerAndBrowser({}, async (quando, browser) => {
+      const base = quando.base;
+      const adminToken = await loginAt(base, ADMIN);
+      await apiOk(base, "PUT", "/api/settings", adminToken, {
+        allow_registration: true,
+        registration_approval: true,
+      });
+      const newcomer = {
+        email: "newcomer@example.org",
+        password: "the newcomer's password",
+      };
+      const guest = await (await phoneContext(browser)).newPage();
+      await guest.goto(`${base}/register`);
+      await guest.locator("#email").fill(newcomer.email);
+      await guest.locator("#password").fill(newcomer.password);
+      await guest.locator("form[action='/register'] button[type=submit]")
+        .click();
+      await guest.getByRole("heading", {
+        name: "Your account waits for approval",
+      }).waitFor();
+      await inspectPage(guest, "/register (waiting)", "register-waits.png");
+      await guest.goto(`${base}/login`);
+      await guest.locator("#email").fill(newcomer.email);
+      await guest.locator("#password").fill(newcomer.password);
+      await guest.locator("form[action='/login'] button[type=submit]").click();
+      await guest.getByText("Your account waits for an admin's approval")
+        .waitFor();
+      await inspectPage(guest, "/login (waiting)");
+
+      const admin = await (await phoneContext(browser)).newPage();
+      await signInThroughForm(admin, base, ADMIN, "/admin/users");
+      await admin.getByText("Waiting for approval").waitFor();
+      await inspectPage(admin, "/admin/users (a registration waits)");
+      await admin.getByRole("button", { name: "Approve" }).click();
+      await admin.getByText("newcomer@example.org may now sign in.").waitFor();
+
+      await guest.locator("#email").fill(newcomer.email);
+      await guest.locator("#password").fill(newcomer.password);
+      await Promise.all([
+        guest.waitForURL((url) => url.pathname !== "/login"),
+        guest.locator("form[action='/login'] button[type=submit]").click(),
+      ]);
+    });
+  },
+});

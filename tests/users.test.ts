@@ -18,6 +18,7 @@ const USER_FIELDS = [
   "email",
   "id",
   "is_active",
+  "pending",
   "role",
   "to_notify",
   "updatedAt",

@@ -100,6 +100,20 @@ export const en = {
   "reports.done.resolved": "Report resolved.",
   "reports.done.hidden": "Event hidden and its reports resolved.",
   "reports.notFound": "There is no such report.",
+  "settings.field.registration_approval": "New accounts wait for approval",
+  "settings.hint.registration_approval":
+    "An admin approves or refuses each registration on the users page before it may sign in.",
+  "approval.waiting": "Waiting for approval",
+  "approval.approve": "Approve",
+  "approval.refuse": "Refuse",
+  "approval.approved": "{email} may now sign in.",
+  "approval.refused": "The registration was refused and removed.",
+  "approval.pendingCount": "{count} registrations wait for approval.",
+  "approval.registeredTitle": "Your account waits for approval",
+  "approval.registeredText":
+    "An admin of this calendar will look at your registration. Once it is approved you can sign in with your e-mail and password.",
+  "approval.signIn":
+    "Your account waits for an admin's approval: you can sign in once it is approved.",
 } as const;
 
 /** Italian. */
@@ -204,4 +218,19 @@ export const it: Record<keyof typeof en, string> = {
   "reports.done.resolved": "Segnalazione risolta.",
   "reports.done.hidden": "Evento nascosto e segnalazioni risolte.",
   "reports.notFound": "Questa segnalazione non esiste.",
+  "settings.field.registration_approval":
+    "I nuovi account attendono l'approvazione",
+  "settings.hint.registration_approval":
+    "Un amministratore approva o rifiuta ogni registrazione nella pagina degli utenti prima che possa accedere.",
+  "approval.waiting": "In attesa di approvazione",
+  "approval.approve": "Approva",
+  "approval.refuse": "Rifiuta",
+  "approval.approved": "{email} ora può accedere.",
+  "approval.refused": "La registrazione è stata rifiutata ed eliminata.",
+  "approval.pendingCount": "{count} registrazioni attendono l'approvazione.",
+  "approval.registeredTitle": "Il tuo account attende l'approvazione",
+  "approval.registeredText":
+    "Un amministratore di questo calendario esaminerà la tua registrazione. Una volta approvata potrai accedere con la tua e-mail e password.",
+  "approval.signIn":
+    "Il tuo account attende l'approvazione di un amministratore: potrai accedere una volta approvato.",
 };

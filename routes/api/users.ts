@@ -2,6 +2,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { USER_ROLES } from "../../db/schema.ts";
 import {
+  approveUser,
   createUser,
   findUserById,
   listUsers,
@@ -39,6 +40,10 @@ export const UserSchema = z.object({
   is_active: z.boolean(),
   to_notify: z.boolean(),
   role: z.enum(USER_ROLES),
+  pending: z.boolean().openapi({
+    description:
+      "A registration waiting for an admin's approval (inactive until approved)",
+  }),
   createdAt: z.string().openapi({ format: "date-time" }),
   updatedAt: z.string().openapi({ format: "date-time" }),
 }).openapi("User");
@@ -140,6 +145,20 @@ const createUserRoute = createRoute({
   },
 });
 
+const approveUserRoute = createRoute({
+  method: "post",
+  path: "/api/users/{id}/approve",
+  tags: ["users"],
+  summary:
+    "Approve a registration waiting for it (admin); refuse one with DELETE",
+  security: bearerSecurity,
+  request: { params: IdParam },
+  responses: {
+    200: { description: "The user, now active", ...userJson },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
 const getUserRoute = createRoute({
   method: "get",
   path: "/api/users/{id}",
@@ -227,6 +246,11 @@ export function userRoutes(deps: RouteDeps) {
       return c.json(serializeUser(user), 201);
     },
   );
+
+  app.openapi({ ...approveUserRoute, middleware: admin }, async (c) => {
+    const user = await approveUser(db, deps.clock, c.req.valid("param").id);
+    return c.json(serializeUser(user), 200);
+  });
 
   app.openapi({ ...getUserRoute, middleware: admin }, async (c) => {
     const user = await findUserById(db, c.req.valid("param").id);

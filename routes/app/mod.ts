@@ -18,6 +18,7 @@ import { reportPageRoutes } from "./reports.ts";
 import { settingsRoutes } from "./settings.ts";
 import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
+import { userApprovalRoutes } from "./user-approval.ts";
 import { userDeleteRoutes } from "./user-delete.ts";
 import { usersRoutes } from "./users.ts";
 
@@ -31,6 +32,7 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", eventPageRoutes(deps, web));
   app.route("/", usersRoutes(deps, web));
   app.route("/", userDeleteRoutes(deps, web));
+  app.route("/", userApprovalRoutes(deps, web));
   app.route("/", settingsRoutes(deps, web));
   app.route("/", fediverseRoutes(deps, web));
   app.route("/", collectionRoutes(deps, web));
