@@ -16,6 +16,7 @@ import {
   withServerAndBrowser,
 } from "./browser.ts";
 import { apiAt, apiOk, loginAt } from "./helpers.ts";
+import { solidPng } from "./images.ts";
 
 const DAY = 86_400;
 
@@ -48,8 +49,67 @@ Deno.test({
         place_address: "",
       });
 
-      // A visitor reports the rave from its page.
+      // An event with an image of ours: the listings show its thumbnail.
+      const upload = new FormData();
+      upload.append(
+        "file",
+        new File(
+          [await solidPng(80, 60, [200, 40, 40], [40, 40, 200])],
+          "poster.png",
+        ),
+      );
+      upload.append("name", "Poster of the show");
+      const posted = await fetch(`${base}/api/media`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}` },
+        body: upload,
+      });
+      assert.equal(posted.status, 201);
+      const media = await posted.json();
+      await apiOk(base, "POST", "/api/events", adminToken, {
+        title: "Poster show",
+        start_datetime: start + 2 * DAY,
+        place_name: "Gallery",
+        tags: ["art"],
+        media: [media],
+      });
+
+      // A visitor reports the rave from its page, after the listings.
       const visitor = await (await phoneContext(browser)).newPage();
+      const elsewhere: string[] = [];
+      visitor.on("request", (request) => {
+        if (new URL(request.url()).origin !== base) {
+          elsewhere.push(request.url());
+        }
+      });
+      for (const path of ["/", "/tag/art", "/search?q=poster"]) {
+        await visitor.goto(`${base}${path}`);
+        const thumb = visitor.getByRole("img", { name: "Poster of the show" });
+        await thumb.scrollIntoViewIfNeeded();
+        // Loaded (lazily, once in view), and from this site.
+        for (let i = 0; i < 50; i++) {
+          const loaded = await visitor.evaluate(
+            "[...document.images].every((i) => i.complete && i.naturalWidth > 0)",
+          );
+          if (loaded) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.ok(
+          await visitor.evaluate(
+            "[...document.images].every((i) => i.naturalWidth > 0)",
+          ),
+          `${path}: the thumbnail loaded`,
+        );
+        const box = await thumb.boundingBox();
+        assert.deepEqual(
+          [Math.round(box!.width), Math.round(box!.height)],
+          [88, 88],
+          `${path}: the thumbnail's box`,
+        );
+        await inspectPage(visitor, `${path} with a thumbnail`);
+      }
+      await inspectPage(visitor, "/search with a thumbnail", "thumbs.png");
+      assert.deepEqual(elsewhere, [], "no request to another site");
       await visitor.goto(`${base}/event/${rave.slug}`);
       await visitor.getByRole("link", {
         name: "Report this event to the moderators",

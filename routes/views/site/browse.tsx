@@ -22,12 +22,14 @@ import {
   emptyWords,
   EventItem,
   EventList,
+  hasThumbnail,
   ListedEventHead,
   pagedMeta,
   PageNumber,
   PagesNav,
   StatusBadge,
   TagLinks,
+  Thumbnail,
   upcomingCount,
 } from "./components.tsx";
 import { feedUrls, type SiteInfo, SitePage } from "./shell.tsx";
@@ -49,7 +51,11 @@ function SeriesItem(
     : timeOfDay(event.start_datetime, site);
   const cancelled = event.status === "EventCancelled";
   return (
-    <li class={`h-event event-item series${cancelled ? " is-cancelled" : ""}`}>
+    <li
+      class={`h-event event-item series${cancelled ? " is-cancelled" : ""}${
+        hasThumbnail(event) ? " has-thumb" : ""
+      }`}
+    >
       <ListedEventHead event={event} site={site} start={start} showPlace />
       {rule && <p class="rule">{rule}</p>}
       {series.following.length > 0 && (
@@ -73,6 +79,7 @@ function SeriesItem(
         </p>
       )}
       <TagLinks tags={event.tags} t={t} />
+      <Thumbnail event={event} />
     </li>
   );
 }
