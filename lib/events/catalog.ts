@@ -1,9 +1,8 @@
 /** Tags and places as browsable catalogues. */
-import { and, asc, desc, eq, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
-import type { Clock } from "../clock.ts";
-import { conflict, isUniqueViolation, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { publicPlace } from "./access.ts";
 import { lastMoment, listableConditions } from "./list.ts";
 import { selectSummaries, summaryOf, type SummaryRow } from "./load.ts";
