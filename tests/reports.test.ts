@@ -229,6 +229,11 @@ Deno.test("report pages: the event page links to the form; a visitor reports; a 
     assert.match(queue, /Offensive: 1 &lt; 2 &amp; &lt;3/);
     const csrf = await csrfFrom(ctx, "/admin/reports", cookie);
     const id = /action="\/admin\/reports\/(\d+)"/.exec(queue)![1];
+    const unknownAction = await postForm(ctx, `/admin/reports/${id}`, {
+      csrf_token: csrf,
+      action: "delete",
+    }, { cookie });
+    assert.equal(unknownAction.status, 400);
     const noToken = await postForm(ctx, `/admin/reports/${id}`, {
       action: "hide",
     }, { cookie });

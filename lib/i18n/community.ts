@@ -100,6 +100,7 @@ export const en = {
   "reports.done.resolved": "Report resolved.",
   "reports.done.hidden": "Event hidden and its reports resolved.",
   "reports.notFound": "There is no such report.",
+  "reports.badAction": "Choose Dismiss, Resolve or Hide the event.",
   "settings.field.registration_approval": "New accounts wait for approval",
   "settings.hint.registration_approval":
     "An admin approves or refuses each registration on the users page before it may sign in.",
@@ -218,6 +219,7 @@ export const it: Record<keyof typeof en, string> = {
   "reports.done.resolved": "Segnalazione risolta.",
   "reports.done.hidden": "Evento nascosto e segnalazioni risolte.",
   "reports.notFound": "Questa segnalazione non esiste.",
+  "reports.badAction": "Scegli Archivia, Risolvi o Nascondi l'evento.",
   "settings.field.registration_approval":
     "I nuovi account attendono l'approvazione",
   "settings.hint.registration_approval":

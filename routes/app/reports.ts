@@ -185,7 +185,19 @@ export function reportPageRoutes(deps: RouteDeps, web: WebKit) {
   app.post(`${HOME}/${ID}`, web.requirePost("editor", HOME), async (c) => {
     const action = formText(c.var.form, "action", 20);
     if (action !== "dismiss" && action !== "resolve" && action !== "hide") {
-      return c.redirect(HOME, 303);
+      // Only a hand-made post gets here: the page's buttons send one of these.
+      return web.render(
+        c,
+        { current: c.var.session, status: 400 },
+        (common) =>
+          MessageView({
+            ...common,
+            title: common.t("reports.title"),
+            text: common.t("reports.badAction"),
+            back: { href: HOME, label: common.t("reports.title") },
+            path: HOME,
+          }),
+      );
     }
     try {
       const { write } = await closeReport(
