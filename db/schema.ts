@@ -12,4 +12,5 @@ export * from "./schema/events.ts";
 export * from "./schema/federation.ts";
 export * from "./schema/media.ts";
 export * from "./schema/oauth.ts";
+export * from "./schema/reports.ts";
 export * from "./schema/sources.ts";

@@ -44,6 +44,7 @@ const TABLE_ORDER = [
   "event_tags",
   "messages",
   "resources",
+  "reports",
   "collections",
   "filters",
   "rate_limit_hits",

@@ -8,6 +8,7 @@
  */
 import * as adminFederation from "./i18n/admin-federation.ts";
 import * as adminUsers from "./i18n/admin-users.ts";
+import * as community from "./i18n/community.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as onboarding from "./i18n/onboarding.ts";
@@ -34,6 +35,7 @@ const EN = {
   ...publicBrowse.en,
   ...onboarding.en,
   ...sources.en,
+  ...community.en,
 } as const;
 
 /** A string of the catalogue. */
@@ -52,6 +54,7 @@ const IT: Record<MessageKey, string> = {
   ...publicBrowse.it,
   ...onboarding.it,
   ...sources.it,
+  ...community.it,
 };
 
 // Complete for the public pages only (PUBLIC_LANGUAGES).

@@ -17,6 +17,8 @@ export const settingsSchema = z.strictObject({
   instance_timezone: z.string().refine(isTimeZone, "unknown IANA time zone"),
   instance_locale: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/),
   allow_registration: z.boolean(),
+  /** New accounts wait for an admin's approval before they may sign in. */
+  registration_approval: z.boolean(),
   allow_anon_event: z.boolean(),
   allow_recurrent_event: z.boolean(),
   recurrent_event_visible: z.boolean(),
@@ -71,6 +73,7 @@ export const DEFAULT_SETTINGS: Settings = {
   instance_timezone: "UTC",
   instance_locale: "en",
   allow_registration: false,
+  registration_approval: false,
   allow_anon_event: false,
   allow_recurrent_event: true,
   recurrent_event_visible: true,

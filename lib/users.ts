@@ -1,5 +1,5 @@
 /** User accounts: creation, listing, changes, and their wire shape. */
-import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, ne, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { type UserRole, users } from "../db/schema.ts";
@@ -23,6 +23,8 @@ export interface UserJson {
   is_active: boolean;
   to_notify: boolean;
   role: UserRole;
+  /** A registration waiting for an admin's approval. */
+  pending: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -36,6 +38,7 @@ export function serializeUser(row: UserRow): UserJson {
     is_active: row.is_active,
     to_notify: row.to_notify,
     role: row.role,
+    pending: row.pending,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -74,6 +77,8 @@ export interface NewUser {
   description?: string;
   is_active?: boolean;
   to_notify?: boolean;
+  /** Waits for an admin's approval (and is inactive until then). */
+  pending?: boolean;
 }
 
 /** Creates a user; 409 when the e-mail is taken. */
@@ -91,8 +96,9 @@ export async function createUser(
       password,
       role: input.role ?? "user",
       description: input.description ?? "",
-      is_active: input.is_active ?? true,
+      is_active: input.pending ? false : input.is_active ?? true,
       to_notify: input.to_notify ?? false,
+      pending: input.pending ?? false,
       createdAt: now,
       updatedAt: now,
     }).returning();
@@ -133,8 +139,9 @@ export async function findUserByEmail(
 }
 
 /**
- * One page of users, oldest first, with the total count; with `emailContains`,
- * only those whose e-mail contains it (any case).
+ * One page of users, registrations waiting for approval first, then oldest
+ * first, with the total count; with `emailContains`, only those whose e-mail
+ * contains it (any case).
  */
 export async function listUsers(
   db: Db,
@@ -147,7 +154,10 @@ export async function listUsers(
     ? sql`instr(${users.email}, ${normalizeEmail(emailContains)}) > 0`
     : undefined;
   const [rows, [{ total }]] = await db.batch([
-    db.select().from(users).where(where).orderBy(asc(users.id)).limit(
+    db.select().from(users).where(where).orderBy(
+      desc(users.pending),
+      asc(users.id),
+    ).limit(
       pageSize,
     ).offset((page - 1) * pageSize),
     db.select({ total: count() }).from(users).where(where),
@@ -246,29 +256,36 @@ export async function updateUser(
   return rows[0];
 }
 
-/** Deletes a user (their events stay, without an owner). */
-export async function deleteUser(db: Db, id: number): Promise<void> {
-  const current = await findUserById(db, id);
-  if (!current) throw notFound("User");
-  if (
-    current.role === "admin" && current.is_active &&
-    (await otherActiveAdmins(db, id)) === 0
-  ) {
-    throw conflict("This is the last active admin");
-  }
-  const gone = await db.delete(users).where(
-    and(
-      eq(users.id, id),
-      current.role === "admin" && current.is_active
-        ? anotherActiveAdmin(id)
-        : undefined,
-    ),
-  ).returning({ id: users.id });
-  if (gone.length === 0) {
-    throw current.role === "admin" && current.is_active
-      ? conflict("This is the last active admin")
-      : notFound("User");
-  }
+/** Approves a registration waiting for it: the account becomes active. 404 unless it waits. */
+export async function approveUser(
+  db: Db,
+  clock: Clock,
+  id: number,
+): Promise<UserRow> {
+  const [row] = await db.update(users).set({
+    pending: false,
+    is_active: true,
+    updatedAt: clock.now(),
+  }).where(and(eq(users.id, id), eq(users.pending, true))).returning();
+  if (!row) throw notFound("Registration");
+  return row;
+}
+
+/** Refuses a registration waiting for approval: the account is deleted. 404 unless it waits. */
+export async function refuseUser(db: Db, id: number): Promise<UserRow> {
+  const [row] = await db.delete(users).where(
+    and(eq(users.id, id), eq(users.pending, true)),
+  ).returning();
+  if (!row) throw notFound("Registration");
+  return row;
+}
+
+/** How many registrations wait for approval. */
+export async function countPendingUsers(db: Db): Promise<number> {
+  const [{ n }] = await db.select({ n: count() }).from(users).where(
+    eq(users.pending, true),
+  );
+  return n;
 }
 
 /** Whether any active admin exists. */

@@ -18,6 +18,7 @@ import { eventsModule } from "./api/events/mod.ts";
 import { catalogModule } from "./api/catalog.ts";
 import { mediaModule } from "./api/media.ts";
 import { curationModule } from "./api/curation.ts";
+import { reportsModule } from "./api/reports.ts";
 import { oauthModule } from "./oauth/mod.ts";
 import { oauthClientsModule } from "./api/oauth-clients.ts";
 import { mediaFilesModule } from "./site/media.ts";
@@ -70,6 +71,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   authorizeModule,
   apActorsModule,
   curationModule,
+  reportsModule,
   appModule,
   siteModule,
 ];

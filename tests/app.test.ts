@@ -113,6 +113,7 @@ Deno.test("the OpenAPI 3.1 document lists every route with its auth requirement"
     ["/api/users/{id}", "get", true],
     ["/api/users/{id}", "patch", true],
     ["/api/users/{id}", "delete", true],
+    ["/api/users/{id}/approve", "post", true],
     ["/api/settings", "get", true],
     ["/api/settings", "put", true],
     ["/api/events", "get", false],
@@ -130,6 +131,10 @@ Deno.test("the OpenAPI 3.1 document lists every route with its auth requirement"
     ["/api/places", "get", false],
     ["/api/places/{id}", "get", false],
     ["/api/places/{id}", "put", true],
+    ["/api/places/{id}/merge", "post", true],
+    ["/api/events/{id}/reports", "post", false],
+    ["/api/reports", "get", true],
+    ["/api/reports/{id}", "put", true],
     ["/api/media", "post", true],
     ["/media/{file}", "get", false],
   ];

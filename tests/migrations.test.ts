@@ -40,6 +40,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "sources",
       "imported_events",
       "gancio_links",
+      "reports",
       "__drizzle_migrations",
     ]
   ) assert.ok(tables.has(t), `table ${t}`);
@@ -59,6 +60,7 @@ Deno.test("migrations apply to an empty file database, once, with every table an
       "resources_created_idx",
       "ap_users_instance_idx",
       "filters_collection_idx",
+      "reports_status_created_idx",
       "events_last_idx",
       "events_long_last_idx",
       "events_series_idx",

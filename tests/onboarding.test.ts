@@ -50,6 +50,8 @@ Deno.test("after signing in: next when the role may open it, else the page of th
       [editor, undefined, "/admin"],
       [editor, "/admin/sources", "/admin/sources"],
       [editor, "/admin/events?q=jazz", "/admin/events?q=jazz"],
+      [editor, "/admin/places", "/admin/places"],
+      [editor, "/admin/reports", "/admin/reports"],
       [editor, "/admin/users", "/admin"],
       [admin, undefined, "/admin"],
       [admin, "/admin/settings", "/admin/settings"],

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { deleteUser, updateUser } from "../lib/users.ts";
+import { updateUser } from "../lib/users.ts";
+import { removeUser } from "../lib/user-removal.ts";
+import { getSettings } from "../lib/settings.ts";
 import {
   call,
   countRows,
@@ -16,6 +18,7 @@ const USER_FIELDS = [
   "email",
   "id",
   "is_active",
+  "pending",
   "role",
   "to_notify",
   "updatedAt",
@@ -246,13 +249,24 @@ Deno.test("two admins demoted, deactivated or deleted at once: one change passes
       const a = await createTestUser(ctx, { role: "admin" });
       const b = await createTestUser(ctx, { role: "admin" });
       const change = (id: number) =>
-        how === "delete" ? deleteUser(ctx.database.db, id) : updateUser(
-          ctx.database.db,
-          hasher,
-          ctx.clock,
-          id,
-          how === "demote" ? { role: "editor" } : { is_active: false },
-        );
+        how === "delete"
+          ? getSettings(ctx.database.db).then((settings) =>
+            removeUser(
+              { db: ctx.database.db, clock: ctx.clock, settings },
+              id,
+              {
+                events: "keep",
+                actingAdminId: id === a.user.id ? b.user.id : a.user.id,
+              },
+            )
+          )
+          : updateUser(
+            ctx.database.db,
+            hasher,
+            ctx.clock,
+            id,
+            how === "demote" ? { role: "editor" } : { is_active: false },
+          );
       // Both start before either writes: each reads the other as an admin.
       const results = await Promise.allSettled([
         change(a.user.id),

@@ -1,4 +1,5 @@
 /** Accounts and sign-in: users, sessions, invitations, rate limits; instance settings. */
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { timestamps } from "./columns.ts";
 
@@ -19,8 +20,18 @@ export const users = sqliteTable("users", {
    * value they were issued under (`gen`) and stop working when it moves on.
    */
   token_generation: integer("token_generation").notNull().default(0),
+  /**
+   * A registration waiting for an admin's approval (the setting
+   * `registration_approval`; db/migrations/0022_user_approval.sql): such an
+   * account is also inactive until approved.
+   */
+  pending: integer("pending", { mode: "boolean" }).notNull().default(false),
   ...timestamps,
-}, (t) => [index("users_role_idx").on(t.role)]);
+}, (t) => [
+  index("users_role_idx").on(t.role),
+  // The registrations waiting: a few rows, for /admin/users.
+  index("users_pending_idx").on(t.id).where(sql`${t.pending} = 1`),
+]);
 
 /**
  * Browser sessions of the web interface (db/migrations/0011_sessions.sql):

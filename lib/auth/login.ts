@@ -106,6 +106,16 @@ export async function checkPasswordWithinLimit(
     await releaseRateLimitHit(db, attempt.reservation);
     throw err;
   }
+  if (user?.pending && ok) {
+    // The right password of a registration waiting for approval: not a
+    // failure, and the person is told why they cannot sign in yet.
+    await releaseRateLimitHit(db, attempt.reservation, [emailKey]);
+    throw new ApiError(
+      403,
+      "account_pending",
+      "This account waits for an admin's approval",
+    );
+  }
   if (!user || !ok || !user.is_active) return null;
   await releaseRateLimitHit(db, attempt.reservation, [emailKey]);
   return user;
@@ -113,8 +123,9 @@ export async function checkPasswordWithinLimit(
 
 /**
  * Checks credentials and returns the user. Unknown e-mail, wrong password and
- * inactive account fail alike (401 `invalid_credentials`); too many failures
- * answer 429 with the seconds to wait.
+ * inactive account fail alike (401 `invalid_credentials`); the right password
+ * of a registration waiting for approval is a 403 `account_pending`; too many
+ * failures answer 429 with the seconds to wait.
  */
 export async function authenticateWithPassword(
   deps: { db: Db; clock: Clock; hasher: PasswordHasher },

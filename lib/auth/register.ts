@@ -42,6 +42,7 @@ export async function registerUser(
   deps: { db: Db; clock: Clock; hasher: PasswordHasher },
   input: { email: string; password: string },
   clientAddress: string,
+  options: { pending?: boolean } = {},
 ): Promise<UserRow> {
   const email = input.email.trim();
   requireEmailAddress(email);
@@ -65,5 +66,7 @@ export async function registerUser(
     email,
     password: input.password,
     role: "user",
+    // The setting registration_approval: the account waits for an admin.
+    pending: options.pending,
   });
 }

@@ -1,9 +1,8 @@
 /** Tags and places as browsable catalogues. */
-import { and, asc, desc, eq, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
-import type { Clock } from "../clock.ts";
-import { conflict, isUniqueViolation, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { publicPlace } from "./access.ts";
 import { lastMoment, listableConditions } from "./list.ts";
 import { selectSummaries, summaryOf, type SummaryRow } from "./load.ts";
@@ -95,47 +94,6 @@ export async function getPlaceWithEvents(
   ]);
   if (!place) throw notFound("Place");
   return { ...serializePlace(place), events: rows.map(summaryOf) };
-}
-
-/** Replaces a place's name, address and coordinates (admin). 409 when another place has that name and address. */
-export async function updatePlace(
-  db: Db,
-  clock: Clock,
-  id: number,
-  input: {
-    name: string;
-    address?: string;
-    latitude?: number | null;
-    longitude?: number | null;
-  },
-) {
-  const name = input.name.trim();
-  const address = (input.address ?? "").trim();
-  // An unknown place is a 404 even when its new name and address are taken.
-  const [current] = await db.select({ id: places.id }).from(places).where(
-    eq(places.id, id),
-  );
-  if (!current) throw notFound("Place");
-  const [other] = await db.select({ id: places.id }).from(places).where(
-    and(eq(places.name, name), eq(places.address, address), ne(places.id, id)),
-  );
-  if (other) throw conflict("Another place has this name and address");
-  try {
-    const [row] = await db.update(places).set({
-      name,
-      address,
-      latitude: input.latitude ?? null,
-      longitude: input.longitude ?? null,
-      updatedAt: clock.now(),
-    }).where(eq(places.id, id)).returning();
-    if (!row) throw notFound("Place");
-    return serializePlace(row);
-  } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw conflict("Another place has this name and address");
-    }
-    throw err;
-  }
 }
 
 /**

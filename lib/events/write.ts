@@ -332,7 +332,7 @@ export async function toggleEvent<T = undefined>(
   deps: WriteDeps,
   user: UserRow,
   id: number,
-  options: Pick<WriteOptions<T>, "respond"> & {
+  options: Pick<WriteOptions<T>, "respond" | "alsoWrite"> & {
     /** The state to set (a confirmation: true) rather than the opposite one. */
     to?: boolean;
   } = {},
@@ -372,6 +372,7 @@ export async function toggleEvent<T = undefined>(
       ),
     );
   }
+  statements.push(...(options.alsoWrite?.(id) ?? []));
   const { after, answer, publication } = await writeAndRead(
     deps,
     statements,

@@ -24,6 +24,16 @@ export function publicMediaUrl(
   return `${baseUrl}/media/${encodeURIComponent(item.url)}`;
 }
 
+/**
+ * The path of a media item stored here (`/media/{file}`), or null for a
+ * remote one: listings show only our own files, so a page of them makes no
+ * request to another site.
+ */
+export function ownMediaPath(item: MediaItem): string | null {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(item.url) || item.url === "") return null;
+  return `/media/${encodeURIComponent(item.url)}`;
+}
+
 /** The image content type a file name or URL's extension says (JPEG when unknown). */
 export function imageTypeOf(nameOrUrl: string): string {
   const ext = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(nameOrUrl)?.[1]?.toLowerCase() ??

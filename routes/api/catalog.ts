@@ -1,12 +1,19 @@
-/** Tags and places: search, one place with its events, admin edits. */
+/** Tags and places: search, one place with its events, editors' edits and merges. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { unixNow } from "../../lib/clock.ts";
 import {
   getPlaceWithEvents,
   searchPlaces,
   searchTags,
-  updatePlace,
 } from "../../lib/events/catalog.ts";
+import {
+  editPlace,
+  MAX_MERGED_PLACES,
+  mergePlaces,
+  type PlaceWriteResult,
+} from "../../lib/events/places.ts";
+import { settingsOf } from "../middleware/request-settings.ts";
+import { eventWriteDeps, federateChange } from "./event-writes.ts";
 import {
   bearerSecurity,
   requireAuth,
@@ -109,7 +116,8 @@ const putPlaceRoute = createRoute({
   method: "put",
   path: "/places/{id}",
   tags: ["places"],
-  summary: "Replace a place's name, address and coordinates (admin)",
+  summary:
+    "Replace a place's name, address and coordinates (editors and admins); its events' sequence moves on and local ones federate an Update",
   security: bearerSecurity,
   request: { params: IdParam, body: jsonOrForm(PlaceBody) },
   responses: {
@@ -118,6 +126,36 @@ const putPlaceRoute = createRoute({
       content: { "application/json": { schema: PlaceSchema } },
     },
     ...errorResponses(400, 401, 403, 404, 409, 415),
+  },
+});
+
+const MergeBody = z.object({
+  places: z.array(z.number().int().positive()).min(1).max(MAX_MERGED_PLACES)
+    .openapi({
+      description: "The ids of the duplicates, merged into the path's place",
+    }),
+}).openapi("PlaceMerge");
+
+const mergePlaceRoute = createRoute({
+  method: "post",
+  path: "/places/{id}/merge",
+  tags: ["places"],
+  summary:
+    "Merge duplicate places into this one (editors and admins): their events, collection filters and calendar subscriptions move here and they are deleted, atomically",
+  security: bearerSecurity,
+  request: {
+    params: IdParam,
+    body: jsonOrForm(
+      MergeBody,
+      "A form sends `places` as JSON text (`[3,4]`) or one id",
+    ),
+  },
+  responses: {
+    200: {
+      description: "The place kept",
+      content: { "application/json": { schema: PlaceSchema } },
+    },
+    ...errorResponses(400, 401, 403, 404, 415),
   },
 });
 
@@ -145,17 +183,46 @@ export function catalogRoutes(deps: RouteDeps) {
     return c.json(place, 200);
   });
 
+  /** Federates what a place write did to the events held there. */
+  const federated = async (result: PlaceWriteResult) => {
+    for (const change of result.changes) await federateChange(deps, change);
+    return result.place;
+  };
+
   app.openapi(
     {
       ...putPlaceRoute,
-      middleware: [requireAuth(deps), requireRole("admin"), requireBody],
+      middleware: [
+        requireAuth(deps),
+        requireRole("editor", "admin"),
+        requireBody,
+      ],
     },
     async (c) => {
       const body = bodyOf(c, c.req.valid("json"), c.req.valid("form"));
-      return c.json(
-        await updatePlace(db, deps.clock, c.req.valid("param").id, body),
-        200,
+      const writeDeps = eventWriteDeps(deps, await settingsOf(c, db));
+      const result = await editPlace(writeDeps, c.req.valid("param").id, body);
+      return c.json(await federated(result), 200);
+    },
+  );
+
+  app.openapi(
+    {
+      ...mergePlaceRoute,
+      middleware: [
+        requireAuth(deps),
+        requireRole("editor", "admin"),
+        requireBody,
+      ],
+    },
+    async (c) => {
+      const writeDeps = eventWriteDeps(deps, await settingsOf(c, db));
+      const result = await mergePlaces(
+        writeDeps,
+        c.req.valid("param").id,
+        bodyOf(c, c.req.valid("json"), c.req.valid("form")).places,
       );
+      return c.json(await federated(result), 200);
     },
   );
   return app;

@@ -2,14 +2,17 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { USER_ROLES } from "../../db/schema.ts";
 import {
+  approveUser,
   createUser,
-  deleteUser,
   findUserById,
   listUsers,
   serializeUser,
   updateUser,
 } from "../../lib/users.ts";
 import { notFound } from "../../lib/errors.ts";
+import { EVENT_FATES, removeUser } from "../../lib/user-removal.ts";
+import { settingsOf } from "../middleware/request-settings.ts";
+import { eventWriteDeps, federateChange } from "./event-writes.ts";
 import { changeOwnPassword } from "../../lib/auth/password-change.ts";
 import {
   bearerSecurity,
@@ -37,6 +40,10 @@ export const UserSchema = z.object({
   is_active: z.boolean(),
   to_notify: z.boolean(),
   role: z.enum(USER_ROLES),
+  pending: z.boolean().openapi({
+    description:
+      "A registration waiting for an admin's approval (inactive until approved)",
+  }),
   createdAt: z.string().openapi({ format: "date-time" }),
   updatedAt: z.string().openapi({ format: "date-time" }),
 }).openapi("User");
@@ -138,6 +145,20 @@ const createUserRoute = createRoute({
   },
 });
 
+const approveUserRoute = createRoute({
+  method: "post",
+  path: "/users/{id}/approve",
+  tags: ["users"],
+  summary:
+    "Approve a registration waiting for it (admin); refuse one with DELETE",
+  security: bearerSecurity,
+  request: { params: IdParam },
+  responses: {
+    200: { description: "The user, now active", ...userJson },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
 const getUserRoute = createRoute({
   method: "get",
   path: "/users/{id}",
@@ -171,9 +192,16 @@ const deleteUserRoute = createRoute({
   tags: ["users"],
   summary: "Delete a user (admin)",
   description:
-    "Their events stay, without an owner. The last active admin cannot be deleted (409).",
+    "Their sessions, OAuth grants and tokens end with the account. Their events stay without an owner (`events=keep`, the default), go to another active account (`events=reassign&reassign_to=ID`, with their calendar subscriptions) or are deleted (`events=remove`; followers get a Delete). The last active admin cannot be deleted (409); nothing is written on a refusal.",
   security: bearerSecurity,
-  request: { params: IdParam },
+  request: {
+    params: IdParam,
+    query: z.object({
+      events: z.enum(EVENT_FATES).optional().default("keep"),
+      reassign_to: z.string().regex(/^[1-9][0-9]{0,14}$/, "must be a user id")
+        .transform(Number).optional().openapi({ type: "integer" }),
+    }),
+  },
   responses: {
     204: { description: "Deleted" },
     ...errorResponses(400, 401, 403, 404, 409),
@@ -219,6 +247,11 @@ export function userRoutes(deps: RouteDeps) {
     },
   );
 
+  app.openapi({ ...approveUserRoute, middleware: admin }, async (c) => {
+    const user = await approveUser(db, deps.clock, c.req.valid("param").id);
+    return c.json(serializeUser(user), 200);
+  });
+
   app.openapi({ ...getUserRoute, middleware: admin }, async (c) => {
     const user = await findUserById(db, c.req.valid("param").id);
     if (!user) throw notFound("User");
@@ -241,7 +274,17 @@ export function userRoutes(deps: RouteDeps) {
   );
 
   app.openapi({ ...deleteUserRoute, middleware: admin }, async (c) => {
-    await deleteUser(db, c.req.valid("param").id);
+    const query = c.req.valid("query");
+    const { changes } = await removeUser(
+      eventWriteDeps(deps, await settingsOf(c, db)),
+      c.req.valid("param").id,
+      {
+        events: query.events,
+        reassignTo: query.reassign_to,
+        actingAdminId: c.get("auth").user.id,
+      },
+    );
+    for (const change of changes) await federateChange(deps, change);
     return c.body(null, 204);
   });
   return app;

@@ -25,6 +25,7 @@ import { ApiError } from "../../lib/errors.ts";
 import { clientAddress } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { AccountView, LoginView, RegisterView } from "../views/app/account.tsx";
+import { MessageView } from "../views/app/message.tsx";
 import {
   formText,
   landingOf,
@@ -76,6 +77,9 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       if (error instanceof ApiError && error.status === 401) {
         return again(t("signIn.wrong"), 401);
       }
+      if (error instanceof ApiError && error.code === "account_pending") {
+        return again(t("approval.signIn"), 403);
+      }
       throw error;
     }
   });
@@ -107,11 +111,21 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
         (common) => RegisterView({ ...common, email, errors, error }),
       );
     try {
+      const pending = settings.registration_approval;
       const user = await registerUser(
         auth,
         { email, password: formText(form, "password") },
         clientAddress(c, deps.config),
+        { pending },
       );
+      if (pending) {
+        return web.render(c, {}, (common) =>
+          MessageView({
+            ...common,
+            title: common.t("approval.registeredTitle"),
+            text: common.t("approval.registeredText"),
+          }));
+      }
       await web.signIn(c, user);
       return c.redirect("/submit", 303);
     } catch (error) {

@@ -72,7 +72,8 @@ function isLocalPath(path: string | undefined): path is string {
 }
 
 /** The pages under /admin an editor may open; the rest of /admin is the admins'. */
-const EDITOR_PAGES = /^\/admin(?:$|[?#]|\/(?:events|sources)(?:$|[/?#]))/;
+const EDITOR_PAGES =
+  /^\/admin(?:$|[?#]|\/(?:events|sources|places|reports)(?:$|[/?#]))/;
 
 /** The least role a page of this site asks for, by its path. */
 export function roleOfPath(path: string): PageRole {

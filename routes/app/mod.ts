@@ -15,9 +15,13 @@ import { createWebKit } from "./kit.ts";
 import { moderationRoutes } from "./moderation.ts";
 import { previewRoutes } from "./preview.ts";
 import { publishedRoutes } from "./published.ts";
+import { placeRoutes } from "./places.ts";
+import { reportPageRoutes } from "./reports.ts";
 import { settingsRoutes } from "./settings.ts";
 import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
+import { userApprovalRoutes } from "./user-approval.ts";
+import { userDeleteRoutes } from "./user-delete.ts";
 import { usersRoutes } from "./users.ts";
 
 /** Every page of the signed-in interface. */
@@ -31,11 +35,15 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", publishedRoutes(deps, web));
   app.route("/", previewRoutes(deps, web));
   app.route("/", usersRoutes(deps, web));
+  app.route("/", userDeleteRoutes(deps, web));
+  app.route("/", userApprovalRoutes(deps, web));
   app.route("/", settingsRoutes(deps, web));
   app.route("/", fediverseRoutes(deps, web));
   app.route("/", collectionRoutes(deps, web));
   app.route("/", clientRoutes(deps, web));
   app.route("/", sourcePageRoutes(deps, web));
+  app.route("/", placeRoutes(deps, web));
+  app.route("/", reportPageRoutes(deps, web));
   return app;
 }
 

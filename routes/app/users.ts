@@ -112,6 +112,7 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
           active: u.is_active,
           since: format.format(u.createdAt),
           self: u.id === current.user.id,
+          pending: u.pending,
         })),
         count: list.count,
         page,
@@ -138,6 +139,8 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
     const { t } = await web.language(c);
     let notice: string | undefined;
     if (done === "withdrawn") notice = t("users.invitations.withdrawn");
+    if (done === "deleted") notice = t("userDelete.done");
+    if (done === "refused") notice = t("approval.refused");
     const user = Number.isSafeInteger(id) && id > 0
       ? await findUserById(db, id)
       : undefined;
@@ -152,6 +155,8 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
         notice = t("users.deactivated", { email });
       } else if (done === "reactivated") {
         notice = t("users.reactivated", { email });
+      } else if (done === "approved") {
+        notice = t("approval.approved", { email });
       } else if (done === "created") {
         notice = t("users.add.created", { email });
       }

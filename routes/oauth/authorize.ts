@@ -110,7 +110,7 @@ export function authorizeRoutes(deps: RouteDeps) {
     c: Context<AppEnv>,
     request: AuthorizationRequest,
     nonceCookie: string,
-    status: 200 | 401 | 429,
+    status: 200 | 401 | 403 | 429,
     extra: { error?: string; email?: string } = {},
   ) {
     const settings = await settingsOf(c, deps.database.db);
@@ -290,7 +290,8 @@ export function authorizeRoutes(deps: RouteDeps) {
       });
     } catch (err) {
       if (
-        err instanceof ApiError && (err.status === 401 || err.status === 429)
+        err instanceof ApiError &&
+        (err.status === 401 || err.status === 403 || err.status === 429)
       ) {
         if (err.headers?.["Retry-After"]) {
           c.header("Retry-After", err.headers["Retry-After"]);
@@ -303,6 +304,8 @@ export function authorizeRoutes(deps: RouteDeps) {
           {
             error: err.status === 429
               ? "Too many failed attempts. Wait a while and try again."
+              : err.status === 403
+              ? "This account waits for an admin's approval."
               : "Wrong e-mail or password, or the account is disabled.",
             email,
           },

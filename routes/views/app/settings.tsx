@@ -8,6 +8,7 @@ import { type PageProps, WebPage } from "./shell.tsx";
 export const SWITCHES = {
   events: [
     "allow_registration",
+    "registration_approval",
     "allow_anon_event",
     "allow_recurrent_event",
     "recurrent_event_visible",

@@ -181,6 +181,8 @@ const NAV: {
   { href: "/admin", key: "nav.moderation", roles: ["editor", "admin"] },
   { href: "/admin/events", key: "nav.events", roles: ["editor", "admin"] },
   { href: "/admin/sources", key: "nav.sources", roles: ["editor", "admin"] },
+  { href: "/admin/places", key: "nav.places", roles: ["editor", "admin"] },
+  { href: "/admin/reports", key: "nav.reports", roles: ["editor", "admin"] },
   { href: "/admin/users", key: "nav.users", roles: ["admin"] },
   { href: "/admin/settings", key: "nav.settings", roles: ["admin"] },
   { href: "/admin/fediverse", key: "nav.fediverse", roles: ["admin"] },

@@ -2,7 +2,7 @@
 import { raw } from "hono/html";
 import { USER_ROLES, type UserRole } from "../../../db/schema.ts";
 import type { Translate } from "../../../lib/i18n.ts";
-import { Csrf, NewPasswordField, Pager } from "./components.tsx";
+import { ButtonForm, Csrf, NewPasswordField, Pager } from "./components.tsx";
 import { MessageView } from "./message.tsx";
 import { type PageProps, WebPage } from "./shell.tsx";
 
@@ -21,6 +21,8 @@ export interface ListedUser {
   since: string;
   /** Whether this is the signed-in admin. */
   self: boolean;
+  /** A registration waiting for approval. */
+  pending?: boolean;
 }
 
 /** An invitation not used yet, as the page lists it. */
@@ -292,7 +294,28 @@ export function UsersView(
               <h3 id={`user-${u.id}`} class="email">
                 {u.email}{" "}
                 {u.self && <span class="muted">{t("users.you")}</span>}
+                {u.pending && <span class="badge">{t("approval.waiting")}
+                </span>}
               </h3>
+              {u.pending && (
+                <div class="actions compact">
+                  <ButtonForm
+                    action={`/admin/users/${u.id}/approve`}
+                    csrfToken={props.csrfToken}
+                    fields={{}}
+                    label={t("approval.approve")}
+                    describedBy={`user-${u.id}`}
+                    kind="approve"
+                  />
+                  <ButtonForm
+                    action={`/admin/users/${u.id}/refuse`}
+                    csrfToken={props.csrfToken}
+                    fields={{}}
+                    label={t("approval.refuse")}
+                    describedBy={`user-${u.id}`}
+                  />
+                </div>
+              )}
               <p class="muted" id={`user-${u.id}-state`}>
                 {roleName(t, u.role)} · {u.active
                   ? t("users.state.active")
@@ -323,7 +346,7 @@ export function UsersView(
                   </button>
                 </div>
               </form>
-              {!u.self && (
+              {!u.self && !u.pending && (
                 <form
                   method="post"
                   action={`/admin/users/${u.id}/${
@@ -341,6 +364,16 @@ export function UsersView(
                     </button>
                   </div>
                 </form>
+              )}
+              {!u.self && !u.pending && (
+                <p>
+                  <a
+                    href={`/admin/users/${u.id}/delete`}
+                    aria-describedby={`user-${u.id}`}
+                  >
+                    {t("userDelete.link")}
+                  </a>
+                </p>
               )}
             </li>
           ))}

@@ -22,6 +22,7 @@ import {
   emptyWords,
   EventItem,
   EventList,
+  hasThumbnail,
   ListedEventHead,
   pagedMeta,
   PageNumber,
@@ -29,6 +30,7 @@ import {
   StatusBadge,
   TagLinks,
   TextParagraphs,
+  Thumbnail,
   upcomingCount,
 } from "./components.tsx";
 import { feedUrls, type SiteInfo, SitePage } from "./shell.tsx";
@@ -50,7 +52,11 @@ function SeriesItem(
     : timeOfDay(event.start_datetime, site);
   const cancelled = event.status === "EventCancelled";
   return (
-    <li class={`h-event event-item series${cancelled ? " is-cancelled" : ""}`}>
+    <li
+      class={`h-event event-item series${cancelled ? " is-cancelled" : ""}${
+        hasThumbnail(event) ? " has-thumb" : ""
+      }`}
+    >
       <ListedEventHead event={event} site={site} start={start} showPlace />
       {rule && <p class="rule">{rule}</p>}
       {series.following.length > 0 && (
@@ -80,6 +86,7 @@ function SeriesItem(
         </p>
       )}
       <TagLinks tags={event.tags} t={t} />
+      <Thumbnail event={event} />
     </li>
   );
 }

@@ -15,6 +15,7 @@ import {
   timeOfDay,
 } from "../../../lib/pages/format.ts";
 import { directionsUrl } from "../../../lib/pages/links.ts";
+import { ownMediaPath } from "../../../lib/media/public.ts";
 import type { FeedScope, SiteInfo } from "./shell.tsx";
 import { eventPath, mapUrl, placePath, tagPath } from "./structured.ts";
 
@@ -104,6 +105,35 @@ export function ListedEventHead(
   );
 }
 
+/** The side of a listed event's thumbnail, in CSS pixels (the CSS keeps the box). */
+const THUMBNAIL_SIZE = 88;
+
+/**
+ * A listed event's first image of our own (`/media`), as a thumbnail: its
+ * description as alt text, loaded lazily into a box of fixed size (nothing
+ * moves when it arrives). Nothing for an event without one.
+ */
+export function Thumbnail(props: { event: EventSummary }) {
+  const item = props.event.media.find((m) => ownMediaPath(m) !== null);
+  if (!item) return null;
+  return (
+    <img
+      class="thumb"
+      src={ownMediaPath(item)!}
+      alt={item.name ?? ""}
+      width={THUMBNAIL_SIZE}
+      height={THUMBNAIL_SIZE}
+      loading="lazy"
+      decoding="async"
+    />
+  );
+}
+
+/** Whether a listed event shows a thumbnail (its item's class then says so). */
+export function hasThumbnail(event: EventSummary): boolean {
+  return event.media.some((m) => ownMediaPath(m) !== null);
+}
+
 /** An event's tags as links to their pages (p-category), if it has any. */
 export function TagLinks(props: { tags: string[]; t: Translate }) {
   if (props.tags.length === 0) return null;
@@ -137,7 +167,11 @@ export function EventItem(
     : timeOfDay(event.start_datetime, site);
   const cancelled = event.status === "EventCancelled";
   return (
-    <li class={`h-event event-item${cancelled ? " is-cancelled" : ""}`}>
+    <li
+      class={`h-event event-item${cancelled ? " is-cancelled" : ""}${
+        hasThumbnail(event) ? " has-thumb" : ""
+      }`}
+    >
       <ListedEventHead
         event={event}
         site={site}
@@ -145,6 +179,7 @@ export function EventItem(
         showPlace={event.place?.id !== omit?.placeId}
       />
       <TagLinks tags={tags} t={site.t} />
+      <Thumbnail event={event} />
     </li>
   );
 }

@@ -405,6 +405,11 @@ export function EventView(
           {t("public.event.link")}{" "}
           <a class="u-url" href={canonical}>{canonical}</a>
         </p>
+        <p class="muted report">
+          <a href={`/events/${event.id}/report`} rel="nofollow">
+            {t("public.event.report")}
+          </a>
+        </p>
       </article>
     </SitePage>
   );

@@ -172,6 +172,12 @@ h2 { font-size: 1.2rem; line-height: 1.3; margin: 1.75rem 0 0.5rem; }
 .events { list-style: none; margin: 0; padding: 0; }
 .event-item { padding: 0.8rem 0; border-bottom: 1px solid var(--line); }
 .event-item:last-child { border-bottom: 0; }
+/* A thumbnail at the right of its event, in a box of fixed size: the image arriving moves nothing. */
+.event-item.has-thumb { display: grid; grid-template-columns: minmax(0, 1fr) 5.5rem; column-gap: 0.75rem;
+  align-items: start; }
+.event-item.has-thumb > * { grid-column: 1; }
+.event-item.has-thumb > .thumb { grid-column: 2; grid-row: 1 / span 6; width: 5.5rem; height: 5.5rem;
+  object-fit: cover; border-radius: 0.5rem; background: var(--line); }
 .event-item h3 { font-size: 1.1rem; line-height: 1.35; margin: 0 0 0.2rem; overflow-wrap: anywhere; }
 .meta { margin: 0; color: var(--muted); font-size: 0.95rem; overflow-wrap: anywhere; }
 .meta a { color: inherit; }
