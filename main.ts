@@ -29,6 +29,7 @@ import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import { assembleInstance } from "./lib/assemble.ts";
 import { createApp } from "./routes/mod.ts";
 import { createPinnedEgress } from "./lib/net/pinned-egress.ts";
+import { createSmtpMailTransport } from "./lib/mail/smtp.ts";
 import { BackupError, exportBackup, importBackup } from "./lib/backup.ts";
 import {
   createDbMediaStore,
@@ -97,14 +98,19 @@ async function serve(config: Config): Promise<void> {
   // Every fetch of a URL that others chose connects only to the public
   // address it checked (lib/net/pinned-egress.ts): no second resolution to rebind.
   const egress = createPinnedEgress();
-  const { config: appConfig, media, federation } = await assembleInstance(
-    database,
-    config,
-    hasher,
-    systemClock,
-    log,
-    { manualQueue: cron !== null, egress },
-  );
+  const { config: appConfig, media, federation, mailer } =
+    await assembleInstance(
+      database,
+      config,
+      hasher,
+      systemClock,
+      log,
+      { manualQueue: cron !== null, egress },
+      // SMTP needs Node's sockets: built here only, never in routes/ or lib/.
+      config.mail?.smtpUrl
+        ? createSmtpMailTransport(config.mail.smtpUrl)
+        : undefined,
+    );
   const queueStop = new AbortController();
   const queueDone = federation.startQueue(queueStop.signal);
   const drainer = cron ? createQueueDrainer(federation, log) : null;
@@ -117,6 +123,7 @@ async function serve(config: Config): Promise<void> {
     media,
     federation,
     egress,
+    mailer,
   });
   let jobsRunning = false;
   const hourly = async () => {

@@ -13,3 +13,4 @@ export * from "./schema/federation.ts";
 export * from "./schema/media.ts";
 export * from "./schema/oauth.ts";
 export * from "./schema/sources.ts";
+export * from "./schema/mail.ts";
