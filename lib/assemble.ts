@@ -16,6 +16,7 @@ import {
 import type { FederationService } from "./federation/service.ts";
 import { prepareInstance } from "./instance.ts";
 import { createMailer, type Mailer } from "./mail/outbox.ts";
+import { mailQueueWork } from "./mail/notices.ts";
 import {
   createHttpMailTransport,
   type MailTransport,
@@ -99,7 +100,13 @@ export async function assembleInstance(
     log,
     {
       ...federationOptions,
-      queueWork: [{ handles: mailer.handles, handle: mailer.deliver }],
+      queueWork: mailQueueWork({
+        database,
+        clock,
+        log,
+        config: { baseUrl: config.baseUrl },
+        mailer,
+      }),
     },
   );
   return { config: { ...config, jwtSecret }, media, federation, mailer };

@@ -8,6 +8,7 @@
  */
 import * as adminFederation from "./i18n/admin-federation.ts";
 import * as adminUsers from "./i18n/admin-users.ts";
+import * as mail from "./i18n/mail.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as publicPages from "./i18n/public.ts";
@@ -32,6 +33,7 @@ const EN = {
   ...publicSearch.en,
   ...publicBrowse.en,
   ...sources.en,
+  ...mail.en,
 } as const;
 
 /** A string of the catalogue. */
@@ -49,6 +51,7 @@ const IT: Record<MessageKey, string> = {
   ...publicSearch.it,
   ...publicBrowse.it,
   ...sources.it,
+  ...mail.it,
 };
 
 // Complete for the public pages only (PUBLIC_LANGUAGES).

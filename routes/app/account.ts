@@ -22,6 +22,7 @@ import {
 } from "../../lib/oauth/grants.ts";
 import { type ActiveSession, endSession } from "../../lib/auth/sessions.ts";
 import { ApiError } from "../../lib/errors.ts";
+import { rememberLanguage } from "../../lib/mail/recipients.ts";
 import { clientAddress } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { AccountView, LoginView, RegisterView } from "../views/app/account.tsx";
@@ -36,7 +37,15 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
   app.get("/login", async (c) => {
     const next = safeNext(c.req.query("next"));
     if (await web.session(c)) return c.redirect(next, 303);
-    return web.render(c, {}, (common) => LoginView({ ...common, next }));
+    const { t } = await web.language(c);
+    const notice = c.req.query("done") === "reset"
+      ? t("reset.done")
+      : undefined;
+    return web.render(
+      c,
+      {},
+      (common) => LoginView({ ...common, next, notice }),
+    );
   });
 
   app.post("/login", web.fromThisSite, async (c) => {
@@ -58,6 +67,8 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
         clientAddress(c, deps.config),
       );
       await web.signIn(c, user);
+      // Their mail is written in the language they use here.
+      await rememberLanguage(db, user, (await web.language(c)).lang);
       return c.redirect(next, 303);
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {

@@ -12,7 +12,9 @@ import { clientRoutes } from "./clients.ts";
 import { collectionRoutes } from "./collections.ts";
 import { fediverseRoutes } from "./fediverse.ts";
 import { createWebKit } from "./kit.ts";
+import { mailRoutes } from "./mail.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { passwordRoutes } from "./password.ts";
 import { settingsRoutes } from "./settings.ts";
 import { sourcePageRoutes } from "./sources.ts";
 import { submitRoutes } from "./submit.ts";
@@ -23,6 +25,8 @@ export function webRoutes(deps: RouteDeps) {
   const app = new Hono<AppEnv>();
   const web = createWebKit(deps);
   app.route("/", accountRoutes(deps, web));
+  app.route("/", passwordRoutes(deps, web));
+  app.route("/", mailRoutes(deps, web));
   app.route("/", submitRoutes(deps, web));
   app.route("/", moderationRoutes(deps, web));
   app.route("/", eventPageRoutes(deps, web));

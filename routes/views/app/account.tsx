@@ -8,6 +8,7 @@ export function LoginView(
     next: string;
     email?: string;
     error?: string;
+    notice?: string;
   },
 ) {
   return (
@@ -16,6 +17,7 @@ export function LoginView(
       title={props.t("signIn.title")}
     >
       <h1>{props.t("signIn.title")}</h1>
+      {props.notice && <p role="status">{props.notice}</p>}
       {props.error && <p class="error" role="alert">{props.error}</p>}
       <form method="post" action="/login">
         <input type="hidden" name="next" value={props.next} />
@@ -42,6 +44,9 @@ export function LoginView(
           </button>
         </div>
       </form>
+      <p>
+        <a href="/forgot">{props.t("forgot.link")}</a>
+      </p>
     </WebPage>
   );
 }
