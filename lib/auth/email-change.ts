@@ -38,6 +38,12 @@ export async function changeOwnEmail(
   user: UserRow,
   input: { email: string; password: string },
   clientAddress: string,
+  /**
+   * With e-mail on: mails the new address a link instead of changing it
+   * (lib/auth/confirmations.ts startEmailChange), so the answer tells
+   * nothing about the address either way.
+   */
+  confirmBy?: (email: string) => Promise<void>,
 ): Promise<{ user: UserRow; changed: boolean }> {
   const email = input.email.trim();
   requireEmailAddress(email);
@@ -63,6 +69,10 @@ export async function changeOwnEmail(
     // Not a change: a wrong password counts toward the login limit instead.
     await releaseRateLimitHit(deps.db, attempt.reservation);
     throw err;
+  }
+  if (confirmBy) {
+    await confirmBy(email);
+    return { user, changed: false };
   }
   try {
     const changed = await updateUser(

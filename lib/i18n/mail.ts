@@ -50,6 +50,9 @@ export const en = {
   "mail.messaged.text":
     "The moderators of {instance} wrote about your event “{title}”:",
   "mail.moderatorSays": "The moderators' message:",
+  "moderation.reject.message": "Message to the author (optional)",
+  "moderation.reject.messageHint":
+    "Sent by e-mail with the rejection; without one, the latest message the author may see is sent.",
   "mail.yourEvents": "Your events",
   "mail.authorFooter": "You get this because you submitted the event.",
   "forgot.link": "Forgot your password?",
@@ -160,6 +163,9 @@ export const it: Record<keyof typeof en, string> = {
   "mail.messaged.text":
     "La redazione di {instance} ha scritto sul tuo evento “{title}”:",
   "mail.moderatorSays": "Il messaggio della redazione:",
+  "moderation.reject.message": "Messaggio per chi l'ha proposto (facoltativo)",
+  "moderation.reject.messageHint":
+    "Mandato per e-mail con il rifiuto; senza, si manda l'ultimo messaggio visibile a chi l'ha proposto.",
   "mail.yourEvents": "I tuoi eventi",
   "mail.authorFooter": "Ricevi questa mail perché hai proposto l'evento.",
   "forgot.link": "Password dimenticata?",

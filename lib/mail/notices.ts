@@ -13,6 +13,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { getSettings, type Settings } from "../settings.ts";
 import { findUserById } from "../users.ts";
+import { findEvent } from "../events/load.ts";
 import { noteLocalEnqueue } from "../federation/store/local-work.ts";
 import {
   authorMail,
@@ -217,4 +218,78 @@ export function mailQueueWork(
         sendSubmissionsNotice(deps, message),
     },
   ];
+}
+
+/** An event as a write left it (the fields notices read). */
+interface ChangedEvent {
+  id: number;
+  title: string;
+  slug: string;
+  userId: number | null;
+  is_visible: boolean;
+  apUserApId: string | null;
+}
+
+/** After an event was created: a submission that waits for moderation is noted. */
+export async function afterEventCreated(
+  deps: NoticeDeps,
+  change: { id: number; after: ChangedEvent[] },
+): Promise<void> {
+  const event = change.after.find((e) => e.id === change.id);
+  if (event && !event.is_visible && event.apUserApId === null) {
+    await noteSubmission(deps);
+  }
+}
+
+/** After an event was shown or hidden: its author is told it was confirmed (by someone else). */
+export async function afterEventToggled(
+  deps: NoticeDeps,
+  change: { id: number; before: ChangedEvent[]; after: ChangedEvent[] },
+  actorId: number,
+): Promise<void> {
+  const before = change.before.find((e) => e.id === change.id);
+  const after = change.after.find((e) => e.id === change.id);
+  if (before && after && !before.is_visible && after.is_visible) {
+    await notifyAuthor(deps, { event: after, news: "confirmed", actorId });
+  }
+}
+
+/**
+ * After a message on an event: its author is told, when the message is
+ * for them (author-visible) and written by someone else.
+ */
+export async function afterEventMessaged(
+  deps: NoticeDeps,
+  eventId: number,
+  message: { message: string; is_author_visible: boolean },
+  actorId: number,
+): Promise<void> {
+  if (!message.is_author_visible || !deps.mailer?.enabled) return;
+  const event = await findEvent(deps.database.db, eventId);
+  if (!event) return;
+  await notifyAuthor(deps, {
+    event,
+    news: "messaged",
+    actorId,
+    message: message.message,
+  });
+}
+
+/**
+ * Prepares the author's notice of a rejection, read before the event (and
+ * its messages) is deleted: the moderator's message typed with it, else
+ * the latest the author may see. The returned function queues it.
+ */
+export async function rejectionNotice(
+  deps: NoticeDeps,
+  event: ChangedEvent,
+  actorId: number,
+  typed: string,
+): Promise<() => Promise<void>> {
+  const message = typed.trim() ||
+    (deps.mailer?.enabled
+      ? await latestAuthorMessage(deps.database.db, event.id)
+      : undefined);
+  return () =>
+    notifyAuthor(deps, { event, news: "rejected", actorId, message });
 }

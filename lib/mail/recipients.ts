@@ -16,3 +16,14 @@ export async function rememberLanguage(
   if (user.language === language) return;
   await db.update(users).set({ language }).where(eq(users.id, user.id));
 }
+
+/** A moderator's choice to get (or not) the mail of submissions waiting. */
+export async function setSubmissionNotices(
+  db: Db,
+  userId: number,
+  on: boolean,
+): Promise<void> {
+  await db.update(users).set({ notify_submissions: on }).where(
+    eq(users.id, userId),
+  );
+}

@@ -22,7 +22,17 @@ import {
 } from "../../lib/oauth/grants.ts";
 import { type ActiveSession, endSession } from "../../lib/auth/sessions.ts";
 import { ApiError } from "../../lib/errors.ts";
-import { rememberLanguage } from "../../lib/mail/recipients.ts";
+import {
+  startEmailChange,
+  startRegistration,
+} from "../../lib/auth/confirmations.ts";
+import { mailContextOf } from "../../lib/mail/messages.ts";
+import { MessageView } from "../views/app/message.tsx";
+import {
+  rememberLanguage,
+  setSubmissionNotices,
+} from "../../lib/mail/recipients.ts";
+import { isModerator } from "../../lib/events/access.ts";
 import { clientAddress } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { AccountView, LoginView, RegisterView } from "../views/app/account.tsx";
@@ -109,9 +119,30 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
         (common) => RegisterView({ ...common, email, errors, error }),
       );
     try {
+      const password = formText(form, "password");
+      if (deps.mailer?.enabled) {
+        // The account is made when the link mailed to the address is
+        // followed (the same answer whether the address has one).
+        await startRegistration(
+          { ...auth, mailer: deps.mailer },
+          mailContextOf(
+            settings,
+            deps.config.baseUrl,
+            (await web.language(c)).lang,
+          ),
+          { email, password },
+          clientAddress(c, deps.config),
+        );
+        return web.render(c, {}, (common) =>
+          MessageView({
+            ...common,
+            title: t("register.title"),
+            text: t("register.checkMail", { email }),
+          }));
+      }
       const user = await registerUser(
         auth,
-        { email, password: formText(form, "password") },
+        { email, password },
         clientAddress(c, deps.config),
       );
       await web.signIn(c, user);
@@ -166,6 +197,12 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
             name: a.name,
             scopes: a.scopes,
           })),
+          notifications: isModerator(current.user)
+            ? {
+              mailOn: deps.mailer?.enabled === true,
+              submissions: current.user.notify_submissions,
+            }
+            : undefined,
           ...extra,
         }),
     );
@@ -179,6 +216,12 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       ? t("account.withdrawn")
       : c.req.query("email")
       ? t("users.email.ifFree")
+      : c.req.query("pending")
+      ? t("account.emailPending", {
+        email: c.req.query("pending")!.slice(0, 320),
+      })
+      : c.req.query("notify")
+      ? t("account.notifySaved")
       : undefined;
     return await accountPage(c, c.var.session, { notice });
   });
@@ -234,12 +277,33 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     try {
       // A taken address changes nothing, but the answer is the same: whether
       // another account has an address is not told (docs/SECURITY.md).
+      const mailer = deps.mailer?.enabled ? deps.mailer : undefined;
+      const settings = await web.settings(c);
       await changeOwnEmail(
         auth,
         current.user,
         { email: newEmail, password: formText(form, "password") },
         clientAddress(c, deps.config),
+        // With e-mail on, the new address confirms itself first.
+        mailer &&
+          ((email) =>
+            startEmailChange(
+              { db, clock: deps.clock, mailer },
+              mailContextOf(
+                settings,
+                deps.config.baseUrl,
+                current.user.language,
+              ),
+              current.user,
+              email,
+            )),
       );
+      if (mailer) {
+        return c.redirect(
+          `/account?pending=${encodeURIComponent(newEmail.toLowerCase())}`,
+          303,
+        );
+      }
       return c.redirect("/account?email=1", 303);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -262,6 +326,19 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       throw error;
     }
   });
+
+  app.post(
+    "/account/notifications",
+    web.requirePost("editor", "/account"),
+    async (c) => {
+      await setSubmissionNotices(
+        db,
+        c.var.session.user.id,
+        formText(c.var.form, "submissions", 10) === "on",
+      );
+      return c.redirect("/account?notify=1", 303);
+    },
+  );
 
   app.post(
     "/account/apps/:client/withdraw",

@@ -5,6 +5,9 @@
  *   address and per client); with e-mail off the page says to ask an admin.
  * - `GET /reset/{token}`, `POST /reset/{token}`: choose the new password
  *   (every session and token of the account ends), then sign in with it.
+ * - `GET /confirm/{token}`, `POST /confirm/{token}`: a registration's or a
+ *   changed address's link (lib/auth/confirmations.ts); the page's button
+ *   confirms (a mail scanner's GET spends nothing). A registration signs in.
  * - `POST /admin/users/{id}/password-link` (admins): a one-time link to set
  *   the account's password, mailed (`send=mail`, when e-mail is on) or
  *   shown once (imported accounts have no usable password).
@@ -24,6 +27,12 @@ import { clientAddress } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { MessageView } from "../views/app/message.tsx";
 import {
+  confirmAddress,
+  findConfirmation,
+} from "../../lib/auth/confirmations.ts";
+import { rememberLanguage } from "../../lib/mail/recipients.ts";
+import {
+  ConfirmAddressView,
   ForgotView,
   PasswordLinkView,
   ResetView,
@@ -162,6 +171,65 @@ export function passwordRoutes(deps: RouteDeps, web: WebKit) {
     // The browser's own session (if any) ended with the others.
     web.signOut(c);
     return c.redirect("/login?done=reset", 303);
+  });
+
+  // A confirmation link opens a page whose button confirms: mail scanners
+  // that fetch links do not spend them.
+  app.get("/confirm/:token", async (c) => {
+    const token = c.req.param("token");
+    const found = await findConfirmation(db, deps.clock, token);
+    if (found.state !== "valid") return await gone(c, found.state);
+    c.header("Referrer-Policy", "no-referrer");
+    return web.render(c, {}, (common) =>
+      ConfirmAddressView({
+        ...common,
+        action: `/confirm/${token}`,
+        email: found.link.email,
+        register: found.link.kind === "register",
+      }));
+  });
+
+  app.post("/confirm/:token", web.fromThisSite, async (c) => {
+    c.header("Referrer-Policy", "no-referrer");
+    const { t } = await web.language(c);
+    try {
+      const done = await confirmAddress(
+        { db, clock: deps.clock },
+        c.req.param("token"),
+      );
+      if (done.kind === "register") {
+        await web.signIn(c, done.user);
+        await rememberLanguage(db, done.user, (await web.language(c)).lang);
+        return c.redirect("/my?registered=1", 303);
+      }
+      // The account's sessions stay: the account is the same.
+      return web.render(c, {}, (common) =>
+        MessageView({
+          ...common,
+          title: t("mail.email.action"),
+          text: t("confirm.email", { email: done.user.email }),
+          back: { href: "/account", label: t("account.title") },
+        }));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.status === 404) return await gone(c, "unknown");
+      if (error.status === 410) {
+        return await gone(
+          c,
+          error.code === "link_expired" ? "expired" : "used",
+        );
+      }
+      if (error.status === 409) {
+        return web.render(c, { status: 409 }, (common) =>
+          MessageView({
+            ...common,
+            title: t("reset.gone.title"),
+            text: t("register.taken"),
+            back: { href: "/login", label: t("signIn.title") },
+          }));
+      }
+      throw error;
+    }
   });
 
   app.post(

@@ -18,6 +18,10 @@ import {
 } from "../../../lib/events/write.ts";
 import { invalidRequest, notFound } from "../../../lib/errors.ts";
 import { emptyMediaTrashNow } from "../../../lib/media/cleanup.ts";
+import {
+  afterEventCreated,
+  afterEventToggled,
+} from "../../../lib/mail/notices.ts";
 import { imageSaver, parseFocalPoint } from "../../../lib/media/upload.ts";
 import {
   bearerSecurity,
@@ -220,6 +224,7 @@ export function eventWriteRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
         { saveImage: saver, respond: fullAnswer(c, true) },
       );
       await federateChange(deps, result);
+      await afterEventCreated(deps, result);
       if (!result.answer) throw notFound("Event");
       return c.json(result.answer, 201);
     },
@@ -272,6 +277,7 @@ export function eventWriteRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
       { respond: fullAnswer(c) },
     );
     await federateChange(deps, result);
+    await afterEventToggled(deps, result, c.get("auth").user.id);
     if (!result.answer) throw notFound("Event");
     return c.json(result.answer, 200);
   });

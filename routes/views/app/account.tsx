@@ -114,6 +114,8 @@ export function AccountView(
     newEmail?: string;
     emailError?: string;
     emailPasswordError?: string;
+    /** Moderators: the mail of submissions waiting (opt-out). */
+    notifications?: { mailOn: boolean; submissions: boolean };
   },
 ) {
   const { t } = props;
@@ -236,6 +238,28 @@ export function AccountView(
             </ul>
           )}
       </section>
+      {props.notifications && (
+        <section class="card" aria-labelledby="notify-title">
+          <h2 id="notify-title">{t("mailAdmin.title")}</h2>
+          {!props.notifications.mailOn && <p>{t("account.notifyOff")}</p>}
+          <form method="post" action="/account/notifications">
+            <Csrf token={props.csrfToken} />
+            <label class="check">
+              <input
+                type="checkbox"
+                name="submissions"
+                checked={props.notifications.submissions}
+              />{" "}
+              {t("account.notifySubmissions")}
+            </label>
+            <div class="actions">
+              <button type="submit" class="approve">
+                {t("account.notifySave")}
+              </button>
+            </div>
+          </form>
+        </section>
+      )}
     </WebPage>
   );
 }

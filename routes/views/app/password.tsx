@@ -129,3 +129,34 @@ export function PasswordLinkView(
     </WebPage>
   );
 }
+
+/** `/confirm/{token}`: confirm an address (a registration, a changed address) by a post. */
+export function ConfirmAddressView(
+  props: PageProps & { action: string; email: string; register: boolean },
+) {
+  const { t } = props;
+  return (
+    <WebPage
+      {...props}
+      title={props.register ? t("register.title") : t("mail.email.action")}
+    >
+      <h1>
+        {props.register ? t("register.title") : t("mail.email.action")}
+      </h1>
+      <p id="confirm-email">{props.email}</p>
+      <form method="post" action={props.action}>
+        <div class="actions">
+          <button
+            type="submit"
+            class="approve"
+            aria-describedby="confirm-email"
+          >
+            {props.register
+              ? t("mail.register.action")
+              : t("mail.email.action")}
+          </button>
+        </div>
+      </form>
+    </WebPage>
+  );
+}
