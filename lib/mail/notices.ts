@@ -125,15 +125,16 @@ export async function sendSubmissionsNotice(
         AND e.createdAt > ${since}`);
     if (Number(waiting) === 0) return;
     const settings = await getSettings(db);
+    // Noted first: a submission from now on waits for the next notice.
+    await db.update(users).set({
+      submissions_notified_at: deps.clock.now().getTime(),
+    }).where(eq(users.id, user.id));
     await deps.mailer.queue(
       submissionsMail(
         mailContextOf(settings, deps.config.baseUrl, user.language),
         { email: user.email, count: Number(waiting) },
       ),
     );
-    await db.update(users).set({
-      submissions_notified_at: deps.clock.now().getTime(),
-    }).where(eq(users.id, user.id));
   } catch (error) {
     deps.log.error("mail: could not send a notice of submissions", {
       user: message.user,
