@@ -101,8 +101,11 @@ export function createMailer(deps: {
   baseUrl: string;
   from: string;
   transport?: MailTransport;
+  /** Attempts before a message is given up on (MAIL_MAX_ATTEMPTS). */
+  maxAttempts?: number;
 }): Mailer {
   const { db, clock, log, transport } = deps;
+  const maxAttempts = deps.maxAttempts ?? MAIL_MAX_ATTEMPTS;
   const host = messageHost(deps.baseUrl);
 
   /** The queue row that hands message `id` to a listener at `at` (ms). */
@@ -179,7 +182,7 @@ export function createMailer(deps: {
             0,
             300,
           );
-          const giveUp = attempts >= MAIL_MAX_ATTEMPTS;
+          const giveUp = attempts >= maxAttempts;
           const delay = Math.min(
             FIRST_RETRY_MS * 2 ** (attempts - 1),
             MAX_RETRY_MS,

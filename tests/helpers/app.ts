@@ -60,6 +60,8 @@ export interface TestAppOptions {
   egress?: EgressFetch;
   /** The mail transport (none: e-mail is off, as without SMTP_URL). */
   mailTransport?: MailTransport;
+  /** Attempts before a mail is given up on (MAIL_MAX_ATTEMPTS by default). */
+  mailMaxAttempts?: number;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function createTestApp(
     baseUrl: config.baseUrl,
     from: "Quando <noreply@quando.test>",
     transport: options.mailTransport,
+    maxAttempts: options.mailMaxAttempts,
   });
   const federation = createFederationForDatabase(
     database,
