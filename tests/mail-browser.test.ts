@@ -1,0 +1,98 @@
+/**
+ * Password recovery in a real browser (Debian's Chromium, driven by
+ * playwright-core) on a phone-sized screen, against the real server
+ * (main.ts, SMTP_URL set: nodemailer's transport) and a real SMTP server
+ * on loopback: "forgot password" on /login, the message received and
+ * parsed, its link followed in another browser to a new password, and
+ * signing in with it; the admins' e-mail page lists the message sent.
+ * axe-core finds no serious or critical problem on any of these pages.
+ */
+import assert from "node:assert/strict";
+import {
+  ADMIN,
+  inspectPage,
+  phoneContext,
+  signInThroughForm,
+  withServerAndBrowser,
+} from "./browser.ts";
+import { linkIn, startSmtpServer } from "./support/mail-server.ts";
+
+Deno.test({
+  name:
+    "forgot password in Chromium: the mailed link (real SMTP, parsed) sets a new password that then signs in; /admin/mail lists the message; axe finds no serious problem",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const smtp = await startSmtpServer();
+    try {
+      await withServerAndBrowser({
+        SMTP_URL: smtp.url,
+        MAIL_FROM: "Quando <quando@example.org>",
+      }, async (quando, browser) => {
+        const base = quando.base;
+        const context = await phoneContext(browser);
+        const page = await context.newPage();
+        await page.goto(`${base}/login`);
+        await page.getByRole("link", { name: "Forgot your password?" })
+          .click();
+        await page.getByRole("heading", { name: "Forgot your password" })
+          .waitFor();
+        await inspectPage(page, "/forgot", "forgot-phone.png");
+        await page.getByLabel("E-mail").fill(ADMIN.email);
+        await page.getByRole("button", { name: "Send the link" }).click();
+        await page.getByRole("status").waitFor();
+        assert.match(
+          await page.getByRole("status").textContent() ?? "",
+          /If an account has this address/,
+        );
+        await inspectPage(page, "/forgot (sent)");
+
+        const [mail] = await smtp.next(1, 30_000);
+        assert.deepEqual(mail.to, [ADMIN.email]);
+        assert.equal(mail.from, "quando@example.org");
+        assert.equal(mail.parsed.subject, "Quando: set your password");
+        assert.ok(mail.parsed.html);
+        const link = linkIn(mail, "/reset/");
+        assert.ok(link.startsWith(`${base}/reset/`), link);
+
+        // The link, in another browser.
+        const other = await phoneContext(browser);
+        const reset = await other.newPage();
+        await reset.goto(link);
+        await reset.getByRole("heading", { name: "Choose a new password" })
+          .waitFor();
+        await inspectPage(reset, "/reset", "reset-phone.png");
+        await reset.getByLabel("New password").fill("a new password 123");
+        await reset.getByRole("button", { name: "Set the password" }).click();
+        await reset.waitForURL(`${base}/login?done=reset`);
+        assert.match(
+          await reset.getByRole("status").textContent() ?? "",
+          /Your password is set/,
+        );
+        await inspectPage(reset, "/login (after reset)");
+        // The old password no longer works; the new one does.
+        await reset.getByLabel("E-mail").fill(ADMIN.email);
+        await reset.getByLabel("Password").fill(ADMIN.password);
+        await reset.getByRole("button", { name: "Sign in" }).click();
+        await reset.getByRole("alert").waitFor();
+        await signInThroughForm(
+          reset,
+          base,
+          { email: ADMIN.email, password: "a new password 123" },
+          "/admin/mail",
+        );
+        assert.equal(new URL(reset.url()).pathname, "/admin/mail");
+        await reset.getByText("E-mail is on, through SMTP.").waitFor();
+        await reset.getByText("Quando: set your password").waitFor();
+        await inspectPage(reset, "/admin/mail", "admin-mail-phone.png");
+        // The link is spent.
+        const again = await reset.goto(link);
+        assert.equal(again?.status(), 410);
+        await other.close();
+        await context.close();
+      });
+    } finally {
+      await smtp.stop();
+    }
+  },
+});
