@@ -168,7 +168,7 @@ async function serve(config: Config): Promise<void> {
         cron
           ? "drained after requests and every minute by Deno.cron"
           : "queue loop"
-      }`,
+      }; e-mail: ${mailer.transportKind ?? "off"}`,
   );
   const server = Deno.serve(
     {

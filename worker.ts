@@ -142,7 +142,8 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
   const drainer = createQueueDrainer(federation, log);
   log.info(
     `Quando on Workers: database ${describeDatabase(config.databaseUrl)}; ` +
-      `password hasher: ${hasher.name}; media: ${media.kind}`,
+      `password hasher: ${hasher.name}; media: ${media.kind}; ` +
+      `e-mail: ${mailer.transportKind ?? "off"}`,
   );
   return {
     config,

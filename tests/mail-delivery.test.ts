@@ -346,3 +346,51 @@ test("mail: header injection fails: CR/LF in addresses and headers is refused, i
     await smtp.stop();
   }
 });
+
+test("mail configuration: SMTP_URL or MAIL_HTTP_URL (not both), MAIL_FROM on one line; a Worker without SMTP keeps mail off", async () => {
+  const { loadConfig, ConfigError } = await import("../lib/config.ts");
+  const { configuredMailTransport } = await import("../lib/assemble.ts");
+  const { silentLogger } = await import("../lib/log.ts");
+  assert.equal(loadConfig({}).mail, undefined);
+  const smtp = loadConfig({
+    SMTP_URL: "smtps://u:p@mail.example.org:465",
+    BASE_URL: "https://events.example.org",
+  });
+  assert.deepEqual(smtp.mail, {
+    smtpUrl: "smtps://u:p@mail.example.org:465",
+    httpUrl: undefined,
+    httpToken: undefined,
+    from: "noreply@events.example.org",
+  });
+  assert.throws(
+    () =>
+      loadConfig({
+        SMTP_URL: "smtp://mail.example.org",
+        MAIL_HTTP_URL: "https://api.example.org/send",
+      }),
+    ConfigError,
+  );
+  assert.throws(
+    () => loadConfig({ SMTP_URL: "http://x.example" }),
+    ConfigError,
+  );
+  assert.throws(
+    () =>
+      loadConfig({
+        SMTP_URL: "smtp://mail.example.org",
+        MAIL_FROM: "a@example.org\r\nBcc: x@evil.example",
+      }),
+    ConfigError,
+  );
+  const http = loadConfig({
+    MAIL_HTTP_URL: "https://api.example.org/send",
+    MAIL_HTTP_TOKEN: "t",
+    MAIL_FROM: "Events <events@example.org>",
+  });
+  assert.equal(configuredMailTransport(http, silentLogger)?.kind, "http");
+  // SMTP where no SMTP transport was built (a Worker): off, with a warning.
+  const warnings: string[] = [];
+  const log = { ...silentLogger, warning: (m: string) => warnings.push(m) };
+  assert.equal(configuredMailTransport(smtp, log), undefined);
+  assert.match(warnings[0], /MAIL_HTTP_URL/);
+});
