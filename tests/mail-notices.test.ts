@@ -314,3 +314,56 @@ test("mail: an author is told when their event is confirmed, rejected (with the 
     await close();
   }
 });
+
+test("mail: through the API too, an author is told of a message, a confirmation and the deletion of a waiting submission (a rejection, with the latest message they may see); acting on one's own event sends nothing", async () => {
+  const { ctx, smtp, close } = await mailingApp();
+  try {
+    await ctx.database.db.run("UPDATE users SET notify_submissions = 0");
+    const author = await createTestUser(ctx, { email: "api@example.org" });
+    const token = await loginToken(ctx, author.email, author.password);
+    const editor = await createTestUser(ctx, { role: "editor" });
+    const editorToken = await loginToken(ctx, editor.email, editor.password);
+    await ctx.database.db.run("UPDATE users SET notify_submissions = 0");
+    const one = await postEvent(ctx, token, {
+      title: "One",
+      is_visible: false,
+    });
+    const two = await postEvent(ctx, token, {
+      title: "Two",
+      is_visible: false,
+    });
+    // The author's own note and own toggle: nothing is mailed.
+    const own = await call(ctx, "POST", `/api/events/${one.id}/messages`, {
+      token,
+      json: { message: "Note to self" },
+    });
+    assert.equal(own.status, 201);
+    const note = await call(ctx, "POST", `/api/events/${two.id}/messages`, {
+      token: editorToken,
+      json: { message: "Too vague.", is_author_visible: true },
+    });
+    assert.equal(note.status, 201);
+    const [messaged] = await smtp.next(1);
+    assert.equal(messaged.parsed.subject, "Quando: a message about your event");
+    const toggled = await call(ctx, "PUT", `/api/events/${one.id}/toggle`, {
+      token: editorToken,
+    });
+    assert.equal(toggled.status, 200, await toggled.text());
+    const [, confirmed] = await smtp.next(2);
+    assert.equal(confirmed.parsed.subject, "Quando: your event is published");
+    const deleted = await call(ctx, "DELETE", `/api/events/${two.id}`, {
+      token: editorToken,
+    });
+    assert.equal(deleted.status, 204);
+    const [, , rejected] = await smtp.next(3);
+    assert.equal(
+      rejected.parsed.subject,
+      "Quando: your event was not accepted",
+    );
+    assert.match(rejected.parsed.text ?? "", /> Too vague\./);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(smtp.received.length, 3);
+  } finally {
+    await close();
+  }
+});

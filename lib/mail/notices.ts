@@ -294,3 +294,21 @@ export async function rejectionNotice(
   return () =>
     notifyAuthor(deps, { event, news: "rejected", actorId, message });
 }
+
+/**
+ * Prepares, before a delete, the author's notice of a rejection when the
+ * event is a submission still waiting (hidden, local); a function that does
+ * nothing otherwise, or with e-mail off. Call the result once deleted.
+ */
+export async function rejectionNoticeIfWaiting(
+  deps: NoticeDeps,
+  eventId: number,
+  actorId: number,
+): Promise<() => Promise<void>> {
+  if (!deps.mailer?.enabled) return () => Promise.resolve();
+  const event = await findEvent(deps.database.db, eventId);
+  if (!event || event.is_visible || event.apUserApId !== null) {
+    return () => Promise.resolve();
+  }
+  return await rejectionNotice(deps, event, actorId, "");
+}

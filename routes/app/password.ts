@@ -200,7 +200,7 @@ export function passwordRoutes(deps: RouteDeps, web: WebKit) {
       if (done.kind === "register") {
         await web.signIn(c, done.user);
         await rememberLanguage(db, done.user, (await web.language(c)).lang);
-        return c.redirect("/my?registered=1", 303);
+        return c.redirect("/my?done=registered", 303);
       }
       // The account's sessions stay: the account is the same.
       return web.render(c, {}, (common) =>

@@ -21,6 +21,7 @@ import { emptyMediaTrashNow } from "../../../lib/media/cleanup.ts";
 import {
   afterEventCreated,
   afterEventToggled,
+  rejectionNoticeIfWaiting,
 } from "../../../lib/mail/notices.ts";
 import { imageSaver, parseFocalPoint } from "../../../lib/media/upload.ts";
 import {
@@ -260,10 +261,14 @@ export function eventWriteRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
 
   app.openapi({ ...deleteRoute, middleware: writer }, async (c) => {
     const id = c.req.valid("param").id;
+    const user = c.get("auth").user;
+    // A moderator deleting a submission that waits rejects it.
+    const notice = await rejectionNoticeIfWaiting(deps, id, user.id);
     await federateChange(
       deps,
-      await deleteEvent(await writeDeps(c), c.get("auth").user, id),
+      await deleteEvent(await writeDeps(c), user, id),
     );
+    await notice();
     await emptyMediaTrashNow({ db, media: deps.media, log: deps.log });
     return c.body(null, 204);
   });
