@@ -15,6 +15,7 @@ import {
   signInThroughForm,
   withServerAndBrowser,
 } from "./browser.ts";
+import { apiOk, loginAt } from "./helpers.ts";
 import { linkIn, startSmtpServer } from "./support/mail-server.ts";
 
 Deno.test({
@@ -91,6 +92,73 @@ Deno.test({
         await other.close();
         await context.close();
       });
+    } finally {
+      await smtp.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "registration and a changed address in Chromium: each confirmed by the mailed link (real SMTP, parsed), the account opening and the address changing only then; axe finds no serious problem",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const smtp = await startSmtpServer();
+    try {
+      await withServerAndBrowser(
+        { SMTP_URL: smtp.url },
+        async (quando, browser) => {
+          const base = quando.base;
+          const admin = await loginAt(base, ADMIN);
+          await apiOk(base, "PUT", "/api/settings", admin, {
+            allow_registration: true,
+          });
+          const context = await phoneContext(browser);
+          const page = await context.newPage();
+          await page.goto(`${base}/register`);
+          await page.getByLabel("E-mail").fill("newcomer@example.org");
+          await page.getByLabel("Password").fill("newcomer password");
+          await page.getByRole("button", { name: "Create the account" })
+            .click();
+          await page.getByText("Almost done").waitFor();
+          await inspectPage(page, "/register (check your mail)");
+
+          const [mail] = await smtp.next(1, 30_000);
+          assert.deepEqual(mail.to, ["newcomer@example.org"]);
+          assert.equal(mail.parsed.subject, "Quando: confirm your address");
+          await page.goto(linkIn(mail, "/confirm/"));
+          await inspectPage(page, "/confirm", "confirm-phone.png");
+          await page.getByRole("button", {
+            name: "Confirm and open my account",
+          })
+            .click();
+          await page.waitForURL((url) => url.pathname === "/my");
+          await page.getByText("Your address is confirmed").waitFor();
+          await inspectPage(page, "/my (registered)");
+
+          // A new address, confirmed at that address.
+          await page.goto(`${base}/account`);
+          await page.getByLabel("New e-mail").fill("renamed@example.org");
+          await page.locator("#email_password").fill("newcomer password");
+          await page.getByRole("button", { name: "Change the e-mail" }).click();
+          await page.getByText("We sent a link to renamed@example.org")
+            .waitFor();
+          assert.ok(
+            await page.getByText("Now: newcomer@example.org").isVisible(),
+          );
+          await inspectPage(page, "/account (address pending)");
+          const [, changed] = await smtp.next(2, 30_000);
+          assert.deepEqual(changed.to, ["renamed@example.org"]);
+          await page.goto(linkIn(changed, "/confirm/"));
+          await page.getByRole("button", { name: "Confirm the new address" })
+            .click();
+          await page.getByText("confirmed: renamed@example.org").waitFor();
+          await page.goto(`${base}/account`);
+          await page.getByText("Now: renamed@example.org").waitFor();
+          await context.close();
+        },
+      );
     } finally {
       await smtp.stop();
     }
