@@ -394,3 +394,58 @@ test("mail configuration: SMTP_URL or MAIL_HTTP_URL (not both), MAIL_FROM on one
   assert.equal(configuredMailTransport(smtp, log), undefined);
   assert.match(warnings[0], /MAIL_HTTP_URL/);
 });
+
+test("mail: messages settled a month ago and links expired a day ago are forgotten by the hourly jobs", async () => {
+  const { runScheduledJobs } = await import("../lib/jobs.ts");
+  const { createDbMediaStore } = await import("../lib/media/store.ts");
+  const { silentLogger } = await import("../lib/log.ts");
+  const { accountLinks } = await import("../db/schema.ts");
+  const { createAccountLink } = await import("../lib/auth/account-links.ts");
+  const ctx = await createTestApp();
+  try {
+    const { db } = ctx.database;
+    const now = ctx.clock.now();
+    const row = (
+      id: string,
+      status: "sent" | "failed" | "retrying",
+      daysAgo: number,
+    ) => ({
+      id,
+      kind: "test",
+      recipient: "a@example.org",
+      subject: "s",
+      status,
+      createdAt: new Date(now.getTime() - daysAgo * 86_400_000),
+      updatedAt: new Date(now.getTime() - daysAgo * 86_400_000),
+    });
+    await db.insert(mailMessages).values([
+      row("old-sent", "sent", 31),
+      row("old-failed", "failed", 31),
+      row("new-sent", "sent", 29),
+      row("old-retrying", "retrying", 31),
+    ]);
+    await createAccountLink(db, ctx.clock, {
+      kind: "register",
+      email: "old@example.org",
+      ttlMs: -2 * 86_400_000,
+    });
+    await createAccountLink(db, ctx.clock, {
+      kind: "register",
+      email: "new@example.org",
+      ttlMs: 3600_000,
+    });
+    const result = await runScheduledJobs({
+      db,
+      clock: ctx.clock,
+      log: silentLogger,
+      media: createDbMediaStore(db, ctx.clock),
+    });
+    assert.deepEqual(result.failed, []);
+    const left = (await db.select().from(mailMessages)).map((r) => r.id).sort();
+    assert.deepEqual(left, ["new-sent", "old-retrying"]);
+    const links = (await db.select().from(accountLinks)).map((l) => l.email);
+    assert.deepEqual(links, ["new@example.org"]);
+  } finally {
+    ctx.close();
+  }
+});

@@ -4,7 +4,7 @@
  * until it expires. Setting a password, confirming a registration and
  * confirming a changed address all use them.
  */
-import { and, eq, gt, isNull, ne } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, ne } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { type AccountLinkKind, accountLinks } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
@@ -118,4 +118,13 @@ export async function endOtherAccountLinks(
       ne(accountLinks.id, keep),
     ),
   );
+}
+
+/** Forgets links that expired more than a day ago (used or not). */
+export async function purgeExpiredAccountLinks(
+  db: Db,
+  clock: Clock,
+): Promise<void> {
+  const before = new Date(clock.now().getTime() - 24 * 3600 * 1000);
+  await db.delete(accountLinks).where(lt(accountLinks.expiresAt, before));
 }

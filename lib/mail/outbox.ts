@@ -288,3 +288,19 @@ export async function listMail(db: Db, limit = 50): Promise<MailListing[]> {
     desc(mailMessages.updatedAt),
   ).limit(limit);
 }
+
+/** How long settled messages stay listed for the admins: 30 days. */
+export const MAIL_RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * Forgets messages settled (sent or given up on) more than
+ * MAIL_RETENTION_MS ago; returns how many.
+ */
+export async function purgeOldMail(db: Db, clock: Clock): Promise<number> {
+  const before = clock.now().getTime() - MAIL_RETENTION_MS;
+  const rows = await db.all<{ id: string }>(sql`
+    DELETE FROM mail_messages
+    WHERE status IN ('sent', 'failed') AND updatedAt < ${before}
+    RETURNING id`);
+  return rows.length;
+}
