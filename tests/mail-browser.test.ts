@@ -164,3 +164,96 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "invitation, moderators' notice and author's notice in Chromium: each mailed (real SMTP, parsed) and its link followed to the end; axe finds no serious problem",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const smtp = await startSmtpServer();
+    try {
+      await withServerAndBrowser(
+        { SMTP_URL: smtp.url },
+        async (quando, browser) => {
+          const base = quando.base;
+          const byTo = async (address: string, count: number) =>
+            (await smtp.next(count, 30_000)).filter((m) => m.to[0] === address);
+
+          // The admin invites an editor: mailed, and shown.
+          const adminContext = await phoneContext(browser);
+          const adminPage = await adminContext.newPage();
+          await signInThroughForm(adminPage, base, ADMIN, "/admin/users");
+          await adminPage.getByLabel("E-mail", { exact: true }).fill(
+            "editor@example.org",
+          );
+          await adminPage.locator("#role").selectOption("editor");
+          await adminPage.getByRole("button", { name: "Add the user" }).click();
+          await adminPage.getByText(
+            "The invitation was sent to editor@example.org",
+          )
+            .waitFor();
+          await inspectPage(adminPage, "/admin/users (invitation mailed)");
+          const [invitation] = await byTo("editor@example.org", 1);
+          assert.equal(invitation.parsed.subject, "Quando: you are invited");
+          const editorContext = await phoneContext(browser);
+          const editor = await editorContext.newPage();
+          await editor.goto(linkIn(invitation, "/invite/"));
+          await editor.getByLabel("Password", { exact: true }).fill(
+            "the editor's password",
+          );
+          await Promise.all([
+            editor.waitForURL(`${base}/admin`),
+            editor.getByRole("button", { name: "Create my account" }).click(),
+          ]);
+
+          // A member submits an event that waits: both moderators are told.
+          const admin = await loginAt(base, ADMIN);
+          await apiOk(base, "POST", "/api/users", admin, {
+            email: "member@example.org",
+            password: "member password",
+            role: "user",
+          });
+          const member = await loginAt(base, {
+            email: "member@example.org",
+            password: "member password",
+          });
+          await apiOk(base, "POST", "/api/events", member, {
+            title: "Poetry night",
+            start_datetime: Math.floor(Date.now() / 1000) + 86_400,
+            place_name: "Library",
+            is_visible: false,
+          });
+          const notice = (await byTo("editor@example.org", 3)).at(-1)!;
+          assert.equal(
+            notice.parsed.subject,
+            "Quando: 1 event(s) waiting for moderation",
+          );
+          assert.match(notice.raw, /^List-Unsubscribe: <http:[^>]+\/account>/m);
+          await editor.goto(linkIn(notice, "/admin"));
+          await editor.getByText("Poetry night").first().waitFor();
+          await inspectPage(editor, "/admin (from the notice)");
+          await editor.getByRole("button", { name: "Confirm" }).first().click();
+          await editor.waitForURL((url) => url.searchParams.has("confirmed"));
+
+          // The author is told, and the link shows the event.
+          const [published] = await byTo("member@example.org", 4);
+          assert.equal(
+            published.parsed.subject,
+            "Quando: your event is published",
+          );
+          const authorContext = await phoneContext(browser);
+          const author = await authorContext.newPage();
+          await author.goto(linkIn(published, "/event/"));
+          await author.getByRole("heading", { name: "Poetry night" }).waitFor();
+          await inspectPage(author, "/event (from the notice)");
+          await adminContext.close();
+          await editorContext.close();
+          await authorContext.close();
+        },
+      );
+    } finally {
+      await smtp.stop();
+    }
+  },
+});
