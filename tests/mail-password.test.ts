@@ -283,3 +283,32 @@ Deno.test("mail off: /forgot says to ask an admin, an admin's link is shown", as
     ctx.close();
   }
 });
+
+Deno.test({
+  name:
+    "mail: a member's mail is in the language they last signed in with; others' in the instance's",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { ctx, smtp, close } = await mailingApp();
+    try {
+      const italian = await createTestUser(ctx, { email: "it@example.org" });
+      await createTestUser(ctx, { email: "en@example.org" });
+      const res = await postForm(ctx, "/login", {
+        email: italian.email,
+        password: italian.password,
+      }, { "accept-language": "it-IT,it;q=0.9" });
+      assert.equal(res.status, 303);
+      await postForm(ctx, "/forgot", { email: "it@example.org" });
+      const [it] = await smtp.next(1);
+      assert.equal(it.parsed.subject, "Quando: scegli la tua password");
+      assert.match(it.parsed.text ?? "", /^Ciao,/);
+      assert.match(String(it.parsed.html), /<html lang="it">/);
+      await postForm(ctx, "/forgot", { email: "en@example.org" });
+      const [, en] = await smtp.next(2);
+      assert.equal(en.parsed.subject, "Quando: set your password");
+    } finally {
+      await close();
+    }
+  },
+});
