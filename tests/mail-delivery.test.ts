@@ -449,3 +449,21 @@ test("mail: messages settled a month ago and links expired a day ago are forgott
     ctx.close();
   }
 });
+
+test("mail: a slow SMTP server holds at most two of the queue's slots; every message still goes", async () => {
+  const smtp = await startSmtpServer();
+  smtp.behaviour = { kind: "slow", ms: 1500 };
+  const { ctx, close } = await appOver(smtp);
+  try {
+    for (let i = 0; i < 6; i++) {
+      await createTestUser(ctx, { email: `s${i}@example.org` });
+      assert.equal((await forgot(ctx, `s${i}@example.org`)).status, 200);
+    }
+    const received = await smtp.next(6, 30_000);
+    assert.equal(new Set(received.flatMap((m) => m.to)).size, 6);
+    assert.ok(smtp.maxConnections <= 2, `${smtp.maxConnections} at once`);
+  } finally {
+    await close();
+    await smtp.stop();
+  }
+});

@@ -45,6 +45,13 @@ export interface ComposedMail {
 /** Sends after the first failure: 1 min, doubling, capped at 1 h; ~1 day in all. */
 export const MAIL_MAX_ATTEMPTS = 30;
 const FIRST_RETRY_MS = 60_000;
+/**
+ * Sends one process runs at once: a slow mail server then holds at most
+ * this many of the queue's slots, never the deliveries' and inbox work's.
+ */
+export const MAX_SENDING = 2;
+/** When the sends are all taken, a message comes back after this. */
+const BUSY_DELAY_MS = 2_000;
 const MAX_RETRY_MS = 60 * 60_000;
 
 /** The outgoing mail of an instance; `enabled` is false when no transport is configured. */
@@ -107,6 +114,8 @@ export function createMailer(deps: {
   const { db, clock, log, transport } = deps;
   const maxAttempts = deps.maxAttempts ?? MAIL_MAX_ATTEMPTS;
   const host = messageHost(deps.baseUrl);
+  /** Sends under way in this process (at most MAX_SENDING). */
+  let sending = 0;
 
   /** The queue row that hands message `id` to a listener at `at` (ms). */
   const queueRow = (id: string, at: number) =>
@@ -164,7 +173,20 @@ export function createMailer(deps: {
           ]);
           return;
         }
+        if (sending >= MAX_SENDING) {
+          // The queue's other slots stay free for deliveries and inbox work:
+          // this message comes back in a few seconds instead of waiting here.
+          const due = clock.now().getTime() + BUSY_DELAY_MS;
+          await queueRow(row.id, due);
+          noteLocalEnqueue(db, due);
+          // A moment of real time: were the clock behind the queue's (a
+          // test's pinned clock), the row would be due at once, and this
+          // bounce must not spin without ever letting timers run.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return;
+        }
         const attempts = row.attempts + 1;
+        sending++;
         try {
           await transport.send({
             from: deps.from,
@@ -177,6 +199,7 @@ export function createMailer(deps: {
             headers: row.headers,
           });
         } catch (error) {
+          sending--;
           const now = clock.now();
           const lastError = String((error as Error)?.message ?? error).slice(
             0,
@@ -206,6 +229,7 @@ export function createMailer(deps: {
           }
           return;
         }
+        sending--;
         const now = clock.now();
         // The body (its links) is not kept once it left; a failed one is, so
         // an admin can send it again.

@@ -30,6 +30,8 @@ export interface TestSmtpServer {
   received: ReceivedMail[];
   /** Answers of DATA so far (accepted or refused). */
   attempts: number;
+  /** The most connections open at once so far. */
+  maxConnections: number;
   behaviour: SmtpBehaviour;
   /** Resolves with the next accepted message (or the ones already there). */
   next(count?: number, timeoutMs?: number): Promise<ReceivedMail[]>;
@@ -51,6 +53,7 @@ export async function startSmtpServer(
     url: `smtp://${credentials.user}:${credentials.pass}@127.0.0.1:${port}`,
     received,
     attempts: 0,
+    maxConnections: 0,
     behaviour: { kind: "accept" },
     async next(count = 1, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
@@ -70,8 +73,17 @@ export async function startSmtpServer(
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
     restart: () => listen(),
   };
+  let open = 0;
   const listen = () => {
     server = new SMTPServer({
+      onConnect(_session, callback) {
+        open++;
+        state.maxConnections = Math.max(state.maxConnections, open);
+        callback();
+      },
+      onClose() {
+        open--;
+      },
       // Plain text on loopback: no certificate to trust in tests.
       disabledCommands: ["STARTTLS"],
       allowInsecureAuth: true,
