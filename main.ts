@@ -355,6 +355,9 @@ async function importFromGancio(config: Config, args: string[]) {
       systemClock,
       log,
       { manualQueue: true, deferPublication: true, egress },
+      config.mail?.smtpUrl
+        ? createSmtpMailTransport(config.mail.smtpUrl)
+        : undefined,
     );
     const settings = await getSettings(database.db);
     const uploads = opts.uploads;
