@@ -4,11 +4,14 @@
  *   limit), then a session cookie.
  * - `POST /logout`: ends the session (server-side).
  * - `GET /register`, `POST /register` (when `allow_registration` is on): a
- *   new account with the role `user`, signed in at once.
+ *   new account with the role `user`, signed in at once; with e-mail on, made
+ *   only when the link mailed to the address is followed (routes/app/password.ts).
  * - `GET /account`: change the password (which ends every other session and
  *   token) or the e-mail (with the password; a taken address is answered as
- *   a free one, and changes are rate limited), see and withdraw the OAuth
- *   apps authorised.
+ *   a free one, and changes are rate limited; with e-mail on, the new address
+ *   takes effect through the link mailed to it), see and withdraw the OAuth
+ *   apps authorised; moderators choose whether they get the mail of
+ *   submissions waiting (`POST /account/notifications`).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
