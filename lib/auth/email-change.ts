@@ -1,8 +1,10 @@
 /**
  * A signed-in user changing their own e-mail address. Whether another account
- * has the address is never told: until the instance can confirm an address by
- * mail, a taken one is left to its account and the answer is the same as for
- * a free one. The changes are rate limited (EMAIL_CHANGE_LIMIT).
+ * has the address is never told: a taken one is left to its account and the
+ * answer is the same as for a free one. With e-mail on, the caller passes
+ * `confirmBy` and the address changes only through the link mailed to it
+ * (lib/auth/confirmations.ts). The changes are rate limited
+ * (EMAIL_CHANGE_LIMIT).
  */
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
