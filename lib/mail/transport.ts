@@ -75,7 +75,9 @@ export function createHttpMailTransport(options: {
             ...mail.headers,
           },
         }),
-        redirect: "error",
+        // Never followed: a redirect is not a 2xx, so it counts as a failure
+        // ("error" is not available on Workers).
+        redirect: "manual",
         signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
       });
       // The body is read either way, so the connection can be reused.
