@@ -312,3 +312,47 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "mail: a deactivated account gets no password link from /forgot (the same answer); an admin's link sets its password and leaves it deactivated",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { ctx, smtp, close } = await mailingApp();
+    try {
+      const off = await createTestUser(ctx, {
+        email: "off@example.org",
+        is_active: false,
+      });
+      const asked = await postForm(ctx, "/forgot", {
+        email: "off@example.org",
+      });
+      assert.equal(asked.status, 200);
+      assert.match(await asked.text(), /If an account has this address/);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(smtp.received.length, 0);
+      const { cookie, csrf } = await adminOf(ctx);
+      const shown = await postForm(
+        ctx,
+        `/admin/users/${off.user.id}/password-link`,
+        { csrf_token: csrf, send: "show" },
+        { cookie },
+      );
+      const url = /value="http:\/\/quando\.test(\/reset\/[A-Za-z0-9_-]{43})"/
+        .exec(await shown.text())?.[1];
+      assert.ok(url);
+      assert.equal(
+        (await postForm(ctx, url, { password: "a password for later" })).status,
+        303,
+      );
+      const login = await postForm(ctx, "/login", {
+        email: "off@example.org",
+        password: "a password for later",
+      });
+      assert.equal(login.status, 401);
+    } finally {
+      await close();
+    }
+  },
+});
