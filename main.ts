@@ -30,6 +30,7 @@ import { assembleInstance } from "./lib/assemble.ts";
 import { createApp } from "./routes/mod.ts";
 import { ADDRESS_NOT_ALLOWED } from "./lib/net/egress.ts";
 import { createPinnedEgress } from "./lib/net/pinned-egress.ts";
+import { createSmtpMailTransport } from "./lib/mail/smtp.ts";
 import { BackupError, exportBackup, importBackup } from "./lib/backup.ts";
 import {
   createDbMediaStore,
@@ -98,14 +99,19 @@ async function serve(config: Config): Promise<void> {
   // Every fetch of a URL that others chose connects only to the public
   // address it checked (lib/net/pinned-egress.ts): no second resolution to rebind.
   const egress = createPinnedEgress();
-  const { config: appConfig, media, federation } = await assembleInstance(
-    database,
-    config,
-    hasher,
-    systemClock,
-    log,
-    { manualQueue: cron !== null, egress },
-  );
+  const { config: appConfig, media, federation, mailer } =
+    await assembleInstance(
+      database,
+      config,
+      hasher,
+      systemClock,
+      log,
+      { manualQueue: cron !== null, egress },
+      // SMTP needs Node's sockets: built here only, never in routes/ or lib/.
+      config.mail?.smtpUrl
+        ? createSmtpMailTransport(config.mail.smtpUrl)
+        : undefined,
+    );
   const queueStop = new AbortController();
   const queueDone = federation.startQueue(queueStop.signal);
   const drainer = cron ? createQueueDrainer(federation, log) : null;
@@ -118,6 +124,7 @@ async function serve(config: Config): Promise<void> {
     media,
     federation,
     egress,
+    mailer,
   });
   let jobsRunning = false;
   const hourly = async () => {
@@ -162,7 +169,7 @@ async function serve(config: Config): Promise<void> {
         cron
           ? "drained after requests and every minute by Deno.cron"
           : "queue loop"
-      }`,
+      }; e-mail: ${mailer.transportKind ?? "off"}`,
   );
   const server = Deno.serve(
     {
@@ -358,6 +365,9 @@ async function importFromGancio(config: Config, args: string[]) {
       systemClock,
       log,
       { manualQueue: true, deferPublication: true, egress },
+      config.mail?.smtpUrl
+        ? createSmtpMailTransport(config.mail.smtpUrl)
+        : undefined,
     );
     const settings = await getSettings(database.db);
     const uploads = opts.uploads;

@@ -115,14 +115,15 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
   // Native addons do not load on Workers: the WASM hasher whatever
   // PASSWORD_HASHER says (both read each other's hashes).
   const hasher = await wasmHasher(await argon2Module());
-  const { config: appConfig, media, federation } = await assembleInstance(
-    database,
-    config,
-    hasher,
-    systemClock,
-    log,
-    { manualQueue: true },
-  );
+  const { config: appConfig, media, federation, mailer } =
+    await assembleInstance(
+      database,
+      config,
+      hasher,
+      systemClock,
+      log,
+      { manualQueue: true },
+    );
   // Registers Fedify's handler with the queue; in drain mode it never polls,
   // and the isolate's end ends it.
   federation.startQueue(new AbortController().signal).catch((err) =>
@@ -136,11 +137,13 @@ async function createRuntime(env: WorkerEnv): Promise<Runtime> {
     log,
     media,
     federation,
+    mailer,
   });
   const drainer = createQueueDrainer(federation, log);
   log.info(
     `Quando on Workers: database ${describeDatabase(config.databaseUrl)}; ` +
-      `password hasher: ${hasher.name}; media: ${media.kind}`,
+      `password hasher: ${hasher.name}; media: ${media.kind}; ` +
+      `e-mail: ${mailer.transportKind ?? "off"}`,
   );
   return {
     config,

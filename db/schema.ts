@@ -14,3 +14,4 @@ export * from "./schema/media.ts";
 export * from "./schema/oauth.ts";
 export * from "./schema/reports.ts";
 export * from "./schema/sources.ts";
+export * from "./schema/mail.ts";

@@ -29,6 +29,8 @@ const TABLE_ORDER = [
   "users",
   "sessions",
   "invitations",
+  "account_links",
+  "mail_messages",
   "settings",
   "instances",
   "ap_users",

@@ -43,9 +43,19 @@ const envSchema = z.object({
   S3_REGION: z.string().min(1).default("auto"),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_HTTP_URL: z.url({ protocol: /^https?$/ }).optional(),
+  MAIL_HTTP_TOKEN: z.string().min(1).optional(),
+  MAIL_FROM: z.string().min(3).max(320).refine(
+    (v) => !/[\r\n]/.test(v),
+    "must be one line",
+  ).optional(),
 }).refine((e) => !e.ADMIN_EMAIL === !e.ADMIN_PASSWORD, {
   message: "ADMIN_EMAIL and ADMIN_PASSWORD must be set together",
   path: ["ADMIN_PASSWORD"],
+}).refine((e) => !(e.SMTP_URL && e.MAIL_HTTP_URL), {
+  message: "set SMTP_URL or MAIL_HTTP_URL, not both",
+  path: ["MAIL_HTTP_URL"],
 }).refine(
   (e) =>
     e.MEDIA_STORE !== "s3" ||
@@ -111,6 +121,17 @@ export interface Config {
     accessKeyId: string;
     secretAccessKey: string;
   };
+  /**
+   * Outgoing e-mail (absent: e-mail is off): over SMTP (main.ts builds the
+   * transport) or one JSON POST per message to `httpUrl`; `from` is the
+   * sender (MAIL_FROM, else noreply@ the host of BASE_URL).
+   */
+  mail?: {
+    smtpUrl?: string;
+    httpUrl?: string;
+    httpToken?: string;
+    from: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -170,6 +191,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         region: e.S3_REGION,
         accessKeyId: e.S3_ACCESS_KEY_ID!,
         secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+      }
+      : undefined,
+    mail: e.SMTP_URL || e.MAIL_HTTP_URL
+      ? {
+        smtpUrl: e.SMTP_URL,
+        httpUrl: e.MAIL_HTTP_URL,
+        httpToken: e.MAIL_HTTP_TOKEN,
+        from: e.MAIL_FROM ?? `noreply@${new URL(baseUrl).hostname}`,
       }
       : undefined,
   };

@@ -9,6 +9,7 @@
 import * as adminFederation from "./i18n/admin-federation.ts";
 import * as adminUsers from "./i18n/admin-users.ts";
 import * as community from "./i18n/community.ts";
+import * as mail from "./i18n/mail.ts";
 import * as events from "./i18n/events.ts";
 import * as moderation from "./i18n/moderation.ts";
 import * as onboarding from "./i18n/onboarding.ts";
@@ -36,6 +37,7 @@ const EN = {
   ...onboarding.en,
   ...sources.en,
   ...community.en,
+  ...mail.en,
 } as const;
 
 /** A string of the catalogue. */
@@ -55,6 +57,7 @@ const IT: Record<MessageKey, string> = {
   ...onboarding.it,
   ...sources.it,
   ...community.it,
+  ...mail.it,
 };
 
 // Complete for the public pages only (PUBLIC_LANGUAGES).

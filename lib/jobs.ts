@@ -14,6 +14,8 @@ import type { MediaStore } from "./media/store.ts";
 import type { EgressFetch } from "./net/egress.ts";
 import { purgeExpiredOAuth } from "./oauth/grants.ts";
 import { purgeExpiredSessions } from "./auth/sessions.ts";
+import { purgeExpiredAccountLinks } from "./auth/account-links.ts";
+import { purgeOldMail } from "./mail/outbox.ts";
 import { getSettings } from "./settings.ts";
 import { syncDepsOf, syncDueSources } from "./imports/sources.ts";
 
@@ -56,7 +58,8 @@ export const SCHEDULED_JOBS_INTERVAL_MS = 60 * 60 * 1000;
  * Lays recurring series out ahead for their horizon, announces the
  * occurrences that came into their federation horizon, syncs the calendar
  * subscriptions due, drops expired OAuth
- * codes and tokens (kept only to detect their reuse), purges ended remote
+ * codes and tokens (kept only to detect their reuse), sessions, mailed
+ * links and messages settled a month ago, purges ended remote
  * events, then removes uploads no event references (after the purges, whose
  * events' files may now be unreferenced).
  */
@@ -139,6 +142,10 @@ export async function runScheduledJobs(
   });
   await run("purging expired sessions", async () => {
     await purgeExpiredSessions(db, clock);
+  });
+  await run("purging old mail and links", async () => {
+    await purgeOldMail(db, clock);
+    await purgeExpiredAccountLinks(db, clock);
   });
   const federation = deps.federation;
   if (federation) {

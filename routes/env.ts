@@ -8,6 +8,7 @@ import type { Config } from "../lib/config.ts";
 import type { Logger } from "../lib/log.ts";
 import type { FederationService } from "../lib/federation/service.ts";
 import type { MediaStore } from "../lib/media/store.ts";
+import type { Mailer } from "../lib/mail/outbox.ts";
 import type { EgressFetch } from "../lib/net/egress.ts";
 import type { Settings } from "../lib/settings.ts";
 import type { UserRow } from "../lib/users.ts";
@@ -28,6 +29,8 @@ export interface AppDeps {
    * pinned one (deno/egress.ts).
    */
   egress?: EgressFetch;
+  /** Outgoing e-mail; absent or not `enabled`: e-mail is off (links are shown instead). */
+  mailer?: Mailer;
 }
 
 /** Dependencies plus what createApp derives from them, handed to every route module. */

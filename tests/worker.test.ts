@@ -51,6 +51,19 @@ Deno.test({
     migrating.close();
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
+    // The HTTP mail transport's API: a sink on loopback.
+    const mails: { auth: string | null; body: Record<string, unknown> }[] = [];
+    const mailPort = freePort();
+    const mailSink = Deno.serve(
+      { port: mailPort, hostname: "127.0.0.1", onListen: () => {} },
+      async (request) => {
+        mails.push({
+          auth: request.headers.get("authorization"),
+          body: await request.json(),
+        });
+        return Response.json({ id: "sent" });
+      },
+    );
     const env = {
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -63,6 +76,8 @@ Deno.test({
       // The public-read cache on, as wrangler.toml has it: hits are answered
       // in later requests than the one that filled the cache.
       PUBLIC_CACHE_MS: "1000",
+      MAIL_HTTP_URL: `http://127.0.0.1:${mailPort}/emails`,
+      MAIL_HTTP_TOKEN: "mail-token",
     };
     let worker;
     try {
@@ -101,6 +116,35 @@ Deno.test({
         assert.equal(me.status, 200);
         assert.equal(me.body.email, ADMIN.email);
       });
+
+      await t.step(
+        "e-mail over the HTTP transport: forgot password is mailed through waitUntil",
+        async () => {
+          const asked = await fetch(`${base}/forgot`, {
+            method: "POST",
+            headers: {
+              origin: base,
+              "content-type": "application/x-www-form-urlencoded",
+            },
+            body: new URLSearchParams({ email: ADMIN.email }),
+          });
+          assert.equal(asked.status, 200);
+          await asked.body?.cancel();
+          const mail = await eventually(
+            "the password mail",
+            () => mails[0],
+          ).catch((error) => {
+            throw new Error(`${error}\n${worker.output()}`);
+          });
+          assert.equal(mail.auth, "Bearer mail-token");
+          assert.equal(mail.body.to, ADMIN.email);
+          assert.equal(mail.body.subject, "Quando: set your password");
+          assert.match(
+            String(mail.body.text),
+            new RegExp(`${base}/reset/[A-Za-z0-9_-]{43}`),
+          );
+        },
+      );
 
       await t.step("events: create, read, update, patch, delete", async () => {
         const created = await api(base, "POST", "/api/events", token, {
@@ -380,6 +424,7 @@ Deno.test({
         },
       );
     } finally {
+      await mailSink.shutdown();
       await peer.stop();
       await worker.stop();
       await hrana.stop();

@@ -39,6 +39,9 @@ const FORBIDDEN = [
   /drizzle-orm\/libsql\/migrator/,
   /(^|\/)db\/client\.ts$/,
   /(^|\/)lib\/auth\/password\.ts$/,
+  // SMTP needs Node's sockets: main.ts injects it (lib/mail/smtp.ts).
+  /node_modules\/.*\/nodemailer\//,
+  /(^|\/)lib\/mail\/smtp\.ts$/,
 ];
 
 const NODE_BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith("_")));

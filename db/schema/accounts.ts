@@ -26,6 +26,13 @@ export const users = sqliteTable("users", {
    * account is also inactive until approved.
    */
   pending: integer("pending", { mode: "boolean" }).notNull().default(false),
+  /** The language their e-mail is written in (the interface's, at their last sign-in); null: the instance's. */
+  language: text("language"),
+  /** Moderators: whether they get the mail of new submissions waiting (db/migrations/0018_mail.sql). */
+  notify_submissions: integer("notify_submissions", { mode: "boolean" })
+    .notNull().default(true),
+  /** When they were last sent that mail (ms; at most one per 15 minutes). */
+  submissions_notified_at: integer("submissions_notified_at"),
   ...timestamps,
 }, (t) => [
   index("users_role_idx").on(t.role),

@@ -1,8 +1,10 @@
 /**
  * A signed-in user changing their own e-mail address. Whether another account
- * has the address is never told: until the instance can confirm an address by
- * mail, a taken one is left to its account and the answer is the same as for
- * a free one. The changes are rate limited (EMAIL_CHANGE_LIMIT).
+ * has the address is never told: a taken one is left to its account and the
+ * answer is the same as for a free one. With e-mail on, the caller passes
+ * `confirmBy` and the address changes only through the link mailed to it
+ * (lib/auth/confirmations.ts). The changes are rate limited
+ * (EMAIL_CHANGE_LIMIT).
  */
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../clock.ts";
@@ -38,6 +40,12 @@ export async function changeOwnEmail(
   user: UserRow,
   input: { email: string; password: string },
   clientAddress: string,
+  /**
+   * With e-mail on: mails the new address a link instead of changing it
+   * (lib/auth/confirmations.ts startEmailChange), so the answer tells
+   * nothing about the address either way.
+   */
+  confirmBy?: (email: string) => Promise<void>,
 ): Promise<{ user: UserRow; changed: boolean }> {
   const email = input.email.trim();
   requireEmailAddress(email);
@@ -63,6 +71,10 @@ export async function changeOwnEmail(
     // Not a change: a wrong password counts toward the login limit instead.
     await releaseRateLimitHit(deps.db, attempt.reservation);
     throw err;
+  }
+  if (confirmBy) {
+    await confirmBy(email);
+    return { user, changed: false };
   }
   try {
     const changed = await updateUser(

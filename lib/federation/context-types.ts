@@ -22,6 +22,17 @@ import type { RawActivities } from "./raw-activities.ts";
 import type { LibsqlMessageQueue } from "./store/queue.ts";
 
 /** What a queue needs for drainQueue (and to hear of rows queued by a write's batch). */
+/**
+ * Other work carried by the federation's queue (e-mail, lib/mail/): the
+ * listener hands it the messages it `handles`, whose own retries it keeps
+ * (`handle` never throws).
+ */
+export interface QueueWork {
+  handles(message: unknown): boolean;
+  // deno-lint-ignore no-explicit-any
+  handle(message: any): Promise<void>;
+}
+
 export type DrainableQueue = Pick<
   LibsqlMessageQueue,
   "drainListening" | "hasLocalWork" | "noteEnqueued"

@@ -41,6 +41,7 @@ import type {
   FederationInboxWork,
   FederationOutbox,
   FederationStorage,
+  QueueWork,
 } from "./context-types.ts";
 import { type EgressFetch, portableEgress } from "../net/egress.ts";
 import { createBundlingQueue, rememberSignatureSpecs } from "./batching.ts";
@@ -62,6 +63,7 @@ export type {
   FederationInboxWork,
   FederationOutbox,
   FederationStorage,
+  QueueWork,
 } from "./context-types.ts";
 
 /**
@@ -134,6 +136,8 @@ export interface FederationDeps {
    * publishes at once and the queue is only the fallback.
    */
   deferPublication?: boolean;
+  /** Other work the queue carries (e-mail), handled before Fedify sees it. */
+  queueWork?: QueueWork[];
 }
 
 /**
@@ -264,7 +268,12 @@ export function createFetching(
 export function createOutbox(
   deps: Pick<
     FederationDeps,
-    "log" | "queue" | "egress" | "allowPrivateAddresses" | "deferPublication"
+    | "log"
+    | "queue"
+    | "egress"
+    | "allowPrivateAddresses"
+    | "deferPublication"
+    | "queueWork"
   >,
   inboxWork: FederationInboxWork,
   publishQueued: (message: PublicationMessage) => Promise<void>,
@@ -287,6 +296,7 @@ export function createOutbox(
     (deps.egress ?? portableEgress)(request, {
       allowPrivateAddress: deps.allowPrivateAddresses,
     });
+  const otherWork = deps.queueWork ?? [];
   /** The queue as Fedify gets it, handling queued publications itself. */
   const federationQueue: MessageQueue = {
     get nativeRetrial() {
@@ -299,13 +309,14 @@ export function createOutbox(
     listen: (handler, options) =>
       bundling.queue.listen(
         (message) =>
-          isPublicationMessage(message)
-            ? publishQueued(message)
-            : isOutboxMessage(message)
-            // A delivery: its signature scheme is chosen and remembered
-            // as lib/federation/signatures.ts says.
-            ? duringDelivery(() => handler(message), sendDelivery)
-            : handler(message),
+          otherWork.find((work) => work.handles(message))?.handle(message) ??
+            (isPublicationMessage(message)
+              ? publishQueued(message)
+              : isOutboxMessage(message)
+              // A delivery: its signature scheme is chosen and remembered
+              // as lib/federation/signatures.ts says.
+              ? duringDelivery(() => handler(message), sendDelivery)
+              : handler(message)),
         options,
       ),
   };

@@ -8,6 +8,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { ActorKeyPairs } from "./keys.ts";
 import type { EgressFetch } from "../net/egress.ts";
+import type { QueueWork } from "./context-types.ts";
 import { createFederationService, type FederationService } from "./service.ts";
 import { createLibsqlKvStore } from "./store/kv.ts";
 import { createLibsqlMessageQueue } from "./store/queue.ts";
@@ -63,6 +64,8 @@ export interface FederationSetupOptions {
   deferPublication?: boolean;
   /** The egress guard of every fetch (main.ts: Deno's pinned one). */
   egress?: EgressFetch;
+  /** Other work the queue carries (the mailer). */
+  queueWork?: QueueWork[];
 }
 
 /** The federation service for an app: libSQL KV and queue on the app's database. */
@@ -91,5 +94,6 @@ export function createFederationForDatabase(
     keyPairs: options.keyPairs,
     deferPublication: options.deferPublication ?? !database.embedded,
     egress: options.egress,
+    queueWork: options.queueWork,
   });
 }

@@ -4,11 +4,14 @@
  *   limit), then a session cookie.
  * - `POST /logout`: ends the session (server-side).
  * - `GET /register`, `POST /register` (when `allow_registration` is on): a
- *   new account with the role `user`, signed in at once.
+ *   new account with the role `user`, signed in at once; with e-mail on, made
+ *   only when the link mailed to the address is followed (routes/app/password.ts).
  * - `GET /account`: change the password (which ends every other session and
  *   token) or the e-mail (with the password; a taken address is answered as
- *   a free one, and changes are rate limited), see and withdraw the OAuth
- *   apps authorised.
+ *   a free one, and changes are rate limited; with e-mail on, the new address
+ *   takes effect through the link mailed to it), see and withdraw the OAuth
+ *   apps authorised; moderators choose whether they get the mail of
+ *   submissions waiting (`POST /account/notifications`).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -22,10 +25,20 @@ import {
 } from "../../lib/oauth/grants.ts";
 import { type ActiveSession, endSession } from "../../lib/auth/sessions.ts";
 import { ApiError } from "../../lib/errors.ts";
+import {
+  startEmailChange,
+  startRegistration,
+} from "../../lib/auth/confirmations.ts";
+import { mailContextOf } from "../../lib/mail/messages.ts";
+import { MessageView } from "../views/app/message.tsx";
+import {
+  rememberLanguage,
+  setSubmissionNotices,
+} from "../../lib/mail/recipients.ts";
+import { isModerator } from "../../lib/events/access.ts";
 import { clientAddress } from "../middleware/auth.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import { AccountView, LoginView, RegisterView } from "../views/app/account.tsx";
-import { MessageView } from "../views/app/message.tsx";
 import {
   formText,
   landingOf,
@@ -46,7 +59,15 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     const next = safeNext(c.req.query("next"), "");
     const current = await web.session(c);
     if (current) return c.redirect(landingOf(current.user, next), 303);
-    return web.render(c, {}, (common) => LoginView({ ...common, next }));
+    const { t } = await web.language(c);
+    const notice = c.req.query("done") === "reset"
+      ? t("reset.done")
+      : undefined;
+    return web.render(
+      c,
+      {},
+      (common) => LoginView({ ...common, next, notice }),
+    );
   });
 
   app.post("/login", web.fromThisSite, async (c) => {
@@ -68,6 +89,8 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
         clientAddress(c, deps.config),
       );
       await web.signIn(c, user);
+      // Their mail is written in the language they use here.
+      await rememberLanguage(db, user, (await web.language(c)).lang);
       return c.redirect(landingOf(user, next), 303);
     } catch (error) {
       if (error instanceof ApiError && error.status === 429) {
@@ -112,9 +135,30 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       );
     try {
       const pending = settings.registration_approval;
+      const password = formText(form, "password");
+      if (deps.mailer?.enabled) {
+        // The account is made when the link mailed to the address is
+        // followed (the same answer whether the address has one).
+        await startRegistration(
+          { ...auth, mailer: deps.mailer },
+          mailContextOf(
+            settings,
+            deps.config.baseUrl,
+            (await web.language(c)).lang,
+          ),
+          { email, password },
+          clientAddress(c, deps.config),
+        );
+        return web.render(c, {}, (common) =>
+          MessageView({
+            ...common,
+            title: t("register.title"),
+            text: t("register.checkMail", { email }),
+          }));
+      }
       const user = await registerUser(
         auth,
-        { email, password: formText(form, "password") },
+        { email, password },
         clientAddress(c, deps.config),
         { pending },
       );
@@ -178,6 +222,12 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
             name: a.name,
             scopes: a.scopes,
           })),
+          notifications: isModerator(current.user)
+            ? {
+              mailOn: deps.mailer?.enabled === true,
+              submissions: current.user.notify_submissions,
+            }
+            : undefined,
           ...extra,
         }),
     );
@@ -191,6 +241,12 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       ? t("account.withdrawn")
       : c.req.query("email")
       ? t("users.email.ifFree")
+      : c.req.query("pending")
+      ? t("account.emailPending", {
+        email: c.req.query("pending")!.slice(0, 320),
+      })
+      : c.req.query("notify")
+      ? t("account.notifySaved")
       : undefined;
     return await accountPage(c, c.var.session, { notice });
   });
@@ -246,12 +302,33 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
     try {
       // A taken address changes nothing, but the answer is the same: whether
       // another account has an address is not told (docs/SECURITY.md).
+      const mailer = deps.mailer?.enabled ? deps.mailer : undefined;
+      const settings = await web.settings(c);
       await changeOwnEmail(
         auth,
         current.user,
         { email: newEmail, password: formText(form, "password") },
         clientAddress(c, deps.config),
+        // With e-mail on, the new address confirms itself first.
+        mailer &&
+          ((email) =>
+            startEmailChange(
+              { db, clock: deps.clock, mailer },
+              mailContextOf(
+                settings,
+                deps.config.baseUrl,
+                current.user.language,
+              ),
+              current.user,
+              email,
+            )),
       );
+      if (mailer) {
+        return c.redirect(
+          `/account?pending=${encodeURIComponent(newEmail.toLowerCase())}`,
+          303,
+        );
+      }
       return c.redirect("/account?email=1", 303);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -274,6 +351,19 @@ export function accountRoutes(deps: RouteDeps, web: WebKit) {
       throw error;
     }
   });
+
+  app.post(
+    "/account/notifications",
+    web.requirePost("editor", "/account"),
+    async (c) => {
+      await setSubmissionNotices(
+        db,
+        c.var.session.user.id,
+        formText(c.var.form, "submissions", 10) === "on",
+      );
+      return c.redirect("/account?notify=1", 303);
+    },
+  );
 
   app.post(
     "/account/apps/:client/withdraw",

@@ -55,6 +55,7 @@ const NOTICES: Record<string, MessageKey> = {
   cancelled: "events.notice.cancelled",
   uncancelled: "events.notice.uncancelled",
   deleted: "events.notice.deleted",
+  registered: "confirm.registered",
 };
 
 /** A page number of a query or form (1 when absent or not one). */

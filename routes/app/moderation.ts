@@ -10,6 +10,11 @@
  *   or Show (`POST /admin/resources/{id}/hide|show`) and Delete (a
  *   confirmation step, `GET`/`POST /admin/resources/{id}/delete`).
  */
+import {
+  afterEventMessaged,
+  afterEventToggled,
+  rejectionNotice,
+} from "../../lib/mail/notices.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ActiveSession } from "../../lib/auth/sessions.ts";
@@ -310,6 +315,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
           { to: true },
         );
         await federateChange(deps, result);
+        await afterEventToggled(deps, result, c.var.session.user.id);
       } catch (error) {
         return refusal(c, c.var.session, error, queueHref(page));
       }
@@ -376,6 +382,7 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
             },
             series: event.recurrent !== null && event.parentId === null,
             page,
+            hasAuthor: event.userId !== null && deps.mailer?.enabled === true,
           }),
       );
     },
@@ -395,12 +402,19 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
       if (!found.event) return found.answer;
       try {
         const settings = await web.settings(c);
+        const notice = await rejectionNotice(
+          deps,
+          found.event,
+          c.var.session.user.id,
+          formText(c.var.form, "message", 5000),
+        );
         const result = await deleteEvent(
           eventWriteDeps(deps, settings),
           c.var.session.user,
           found.event.id,
         );
         await federateChange(deps, result);
+        await notice();
       } catch (error) {
         return refusal(c, c.var.session, error, queueHref(page));
       }
@@ -443,7 +457,14 @@ export function moderationRoutes(deps: RouteDeps, web: WebKit) {
         });
       }
       try {
-        await addMessage(db, deps.clock, current.user, id, parsed.data);
+        const message = await addMessage(
+          db,
+          deps.clock,
+          current.user,
+          id,
+          parsed.data,
+        );
+        await afterEventMessaged(deps, id, message, current.user.id);
       } catch (error) {
         return refusal(c, current, error, queueHref(page));
       }

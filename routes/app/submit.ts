@@ -4,6 +4,7 @@
  * anyone (then waiting for confirmation).
  */
 import { Hono } from "hono";
+import { afterEventCreated } from "../../lib/mail/notices.ts";
 import type { Context } from "hono";
 import type { ActiveSession } from "../../lib/auth/sessions.ts";
 import {
@@ -107,6 +108,7 @@ export function submitRoutes(deps: RouteDeps, web: WebKit) {
         { saveImage: prepared.saveImage },
       );
       await writes.publish(result);
+      await afterEventCreated(deps, result);
       const row = result.after.find((e) => e.id === result.id);
       if (row?.is_visible) {
         // A series' own page lists its dates.

@@ -27,8 +27,11 @@ import type { ActiveSession } from "../../lib/auth/sessions.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { isModerator } from "../../lib/events/access.ts";
 import type { Settings } from "../../lib/settings.ts";
+import { sendInvitation } from "../../lib/mail/notices.ts";
+import { translator } from "../../lib/i18n.ts";
 import {
   createUser,
+  findUserByEmail,
   findUserById,
   isEmailAddress,
   listUsers,
@@ -86,6 +89,7 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
       link?: FreshLink;
       notice?: string;
       error?: string;
+      existing?: { id: number; email: string };
     } = {},
     status: PageStatus = 200,
   ) => {
@@ -129,6 +133,8 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
         link: extra.link,
         notice: extra.notice,
         error: extra.error,
+        mailOn: deps.mailer?.enabled === true,
+        existing: extra.existing,
       });
     });
   };
@@ -202,23 +208,38 @@ export function usersRoutes(deps: RouteDeps, web: WebKit) {
         email: values.email,
         role: values.role,
       });
+      const url = new URL(`/invite/${token}`, deps.config.baseUrl).href;
+      // Mailed to the invitee (when e-mail is on) in the instance's language.
+      const sent = await sendInvitation(deps, settings, {
+        email: invitation.email,
+        url,
+        role: roleName(translator(settings.instance_locale), invitation.role),
+        expiresAt: invitation.expiresAt,
+      });
       // Shown on this answer only: the link is not stored.
       return await usersPage(c, current, {
         link: {
           email: invitation.email,
-          url: new URL(`/invite/${token}`, deps.config.baseUrl).href,
+          url,
           until: new Intl.DateTimeFormat(lang, {
             dateStyle: "long",
             timeStyle: "short",
             timeZone: settings.instance_timezone,
           }).format(invitation.expiresAt),
+          sent,
         },
       });
     } catch (error) {
       if (error instanceof ApiError && error.status === 409) {
+        // The address has an account (imported, or it forgot its
+        // password): a password link is offered instead of an invitation.
+        const existing = await findUserByEmail(db, values.email);
         return await usersPage(c, current, {
           values,
           errors: { email: t("users.add.taken") },
+          existing: existing
+            ? { id: existing.id, email: existing.email }
+            : undefined,
         }, 409);
       }
       if (error instanceof ApiError && error.status === 400) {

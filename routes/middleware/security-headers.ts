@@ -73,7 +73,11 @@ export function securityHeaders(
     for (const [name, value] of EVERY_ANSWER) headers.set(name, value);
     const type = headers.get("content-type") ?? "";
     if (!JSON_TYPE.test(type)) {
-      for (const [name, value] of NOT_JSON) headers.set(name, value);
+      for (const [name, value] of NOT_JSON) {
+        // A page with a token in its path (/invite/…, /reset/…) sends none.
+        if (name === "Referrer-Policy" && headers.has(name)) continue;
+        headers.set(name, value);
+      }
       if (FRAMEABLE.test(headers.get("content-security-policy") ?? "")) {
         headers.delete("X-Frame-Options");
       }

@@ -14,6 +14,9 @@ import { type Config, loadConfig } from "../../lib/config.ts";
 import { prepareInstance } from "../../lib/instance.ts";
 import { silentLogger } from "../../lib/log.ts";
 import { createDbMediaStore } from "../../lib/media/store.ts";
+import { createMailer, type Mailer } from "../../lib/mail/outbox.ts";
+import { mailQueueWork } from "../../lib/mail/notices.ts";
+import type { MailTransport } from "../../lib/mail/transport.ts";
 import type { EgressFetch } from "../../lib/net/egress.ts";
 import { type App, createApp } from "../../routes/mod.ts";
 import type { FederationService } from "../../lib/federation/service.ts";
@@ -37,6 +40,7 @@ export interface TestContext {
   clock: FixedClock;
   config: Config & { jwtSecret: string };
   federation: FederationService;
+  mailer: Mailer;
   close(): void;
 }
 
@@ -54,6 +58,10 @@ export interface TestAppOptions {
   >;
   /** The egress guard of the app's and the federation's fetches (portable by default). */
   egress?: EgressFetch;
+  /** The mail transport (none: e-mail is off, as without SMTP_URL). */
+  mailTransport?: MailTransport;
+  /** Attempts before a mail is given up on (MAIL_MAX_ATTEMPTS by default). */
+  mailMaxAttempts?: number;
 }
 
 /**
@@ -88,6 +96,15 @@ export async function createTestApp(
   );
   const fullConfig = { ...config, jwtSecret };
   await configureFedifyLogging("fatal");
+  const mailer = createMailer({
+    db: database.db,
+    clock,
+    log: silentLogger,
+    baseUrl: config.baseUrl,
+    from: "Quando <noreply@quando.test>",
+    transport: options.mailTransport,
+    maxAttempts: options.mailMaxAttempts,
+  });
   const federation = createFederationForDatabase(
     database,
     config,
@@ -100,6 +117,13 @@ export async function createTestApp(
       ...options.federation,
       egress: options.egress,
       keyPairs: await testKeyPairs,
+      queueWork: mailQueueWork({
+        database,
+        clock,
+        log: silentLogger,
+        config,
+        mailer,
+      }),
     },
   );
   const app = createApp({
@@ -111,6 +135,7 @@ export async function createTestApp(
     media: createDbMediaStore(database.db, clock),
     federation,
     egress: options.egress,
+    mailer,
   });
   return {
     app,
@@ -118,6 +143,7 @@ export async function createTestApp(
     clock,
     config: fullConfig,
     federation,
+    mailer,
     close: () => database.close(),
   };
 }

@@ -55,3 +55,16 @@ export function forgetPassedDues(work: LocalWork, now: number): void {
   while (n < work.dues.length && work.dues[n] <= now) n++;
   if (n > 0) work.dues.splice(0, n);
 }
+
+/**
+ * Tells this process's listeners that a row was inserted into the queue
+ * other than through the queue's own enqueue (a mail, in its request's
+ * batch): they wake at once, or at `due` (ms) for a delayed row, and a drain
+ * knows there is work.
+ */
+export function noteLocalEnqueue(db: Db, due?: number): void {
+  const work = localWorkOf(db);
+  work.enqueued++;
+  if (due !== undefined) rememberDue(work, due);
+  wakeListeners(db);
+}

@@ -1,4 +1,5 @@
 /** An event's moderation notes: adding one, listing them. */
+import { afterEventMessaged } from "../../../lib/mail/notices.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { addMessage, listMessages } from "../../../lib/events/messages.ts";
 import { bearerSecurity, requireAuth } from "../../middleware/auth.ts";
@@ -63,6 +64,12 @@ export function eventMessageRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
         c.get("auth").user,
         c.req.valid("param").id,
         c.req.valid("json"),
+      );
+      await afterEventMessaged(
+        deps,
+        c.req.valid("param").id,
+        message,
+        c.get("auth").user.id,
       );
       return c.json(message, 201);
     },

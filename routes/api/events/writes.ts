@@ -18,6 +18,11 @@ import {
 } from "../../../lib/events/write.ts";
 import { invalidRequest, notFound } from "../../../lib/errors.ts";
 import { emptyMediaTrashNow } from "../../../lib/media/cleanup.ts";
+import {
+  afterEventCreated,
+  afterEventToggled,
+  rejectionNoticeIfWaiting,
+} from "../../../lib/mail/notices.ts";
 import { imageSaver, parseFocalPoint } from "../../../lib/media/upload.ts";
 import {
   bearerSecurity,
@@ -220,6 +225,7 @@ export function eventWriteRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
         { saveImage: saver, respond: fullAnswer(c, true) },
       );
       await federateChange(deps, result);
+      await afterEventCreated(deps, result);
       if (!result.answer) throw notFound("Event");
       return c.json(result.answer, 201);
     },
@@ -255,10 +261,14 @@ export function eventWriteRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
 
   app.openapi({ ...deleteRoute, middleware: writer }, async (c) => {
     const id = c.req.valid("param").id;
+    const user = c.get("auth").user;
+    // A moderator deleting a submission that waits rejects it.
+    const notice = await rejectionNoticeIfWaiting(deps, id, user.id);
     await federateChange(
       deps,
-      await deleteEvent(await writeDeps(c), c.get("auth").user, id),
+      await deleteEvent(await writeDeps(c), user, id),
     );
+    await notice();
     await emptyMediaTrashNow({ db, media: deps.media, log: deps.log });
     return c.body(null, 204);
   });
@@ -272,6 +282,7 @@ export function eventWriteRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
       { respond: fullAnswer(c) },
     );
     await federateChange(deps, result);
+    await afterEventToggled(deps, result, c.get("auth").user.id);
     if (!result.answer) throw notFound("Event");
     return c.json(result.answer, 200);
   });

@@ -8,6 +8,7 @@ export function LoginView(
     next: string;
     email?: string;
     error?: string;
+    notice?: string;
   },
 ) {
   return (
@@ -16,6 +17,7 @@ export function LoginView(
       title={props.t("signIn.title")}
     >
       <h1>{props.t("signIn.title")}</h1>
+      {props.notice && <p role="status">{props.notice}</p>}
       {props.error && <p class="error" role="alert">{props.error}</p>}
       <form method="post" action="/login">
         <input type="hidden" name="next" value={props.next} />
@@ -42,6 +44,9 @@ export function LoginView(
           </button>
         </div>
       </form>
+      <p>
+        <a href="/forgot">{props.t("forgot.link")}</a>
+      </p>
     </WebPage>
   );
 }
@@ -109,6 +114,8 @@ export function AccountView(
     newEmail?: string;
     emailError?: string;
     emailPasswordError?: string;
+    /** Moderators: the mail of submissions waiting (opt-out). */
+    notifications?: { mailOn: boolean; submissions: boolean };
   },
 ) {
   const { t } = props;
@@ -231,6 +238,28 @@ export function AccountView(
             </ul>
           )}
       </section>
+      {props.notifications && (
+        <section class="card" aria-labelledby="notify-title">
+          <h2 id="notify-title">{t("mailAdmin.title")}</h2>
+          {!props.notifications.mailOn && <p>{t("account.notifyOff")}</p>}
+          <form method="post" action="/account/notifications">
+            <Csrf token={props.csrfToken} />
+            <label class="check">
+              <input
+                type="checkbox"
+                name="submissions"
+                checked={props.notifications.submissions}
+              />{" "}
+              {t("account.notifySubmissions")}
+            </label>
+            <div class="actions">
+              <button type="submit" class="approve">
+                {t("account.notifySave")}
+              </button>
+            </div>
+          </form>
+        </section>
+      )}
     </WebPage>
   );
 }

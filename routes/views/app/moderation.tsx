@@ -316,6 +316,8 @@ export function RejectView(
     event: { id: number; title: string; when: string; submitted: string };
     series: boolean;
     page: number;
+    /** Whether a signed-in member submitted it (who a message can reach), with e-mail on. */
+    hasAuthor?: boolean;
   },
 ) {
   const { t, event } = props;
@@ -333,6 +335,21 @@ export function RejectView(
       <form method="post" action={`/admin/events/${event.id}/reject`}>
         <Csrf token={props.csrfToken} />
         <input type="hidden" name="page" value={String(props.page)} />
+        {props.hasAuthor && (
+          <>
+            <label for="reject-message">{t("moderation.reject.message")}</label>
+            <p class="hint" id="reject-message-hint">
+              {t("moderation.reject.messageHint")}
+            </p>
+            <textarea
+              id="reject-message"
+              name="message"
+              rows={4}
+              maxlength={5000}
+              aria-describedby="reject-message-hint"
+            />
+          </>
+        )}
         <div class="actions">
           <button type="submit" class="danger">
             {t("moderation.reject.submit")}

@@ -188,6 +188,7 @@ const NAV: {
   { href: "/admin/fediverse", key: "nav.fediverse", roles: ["admin"] },
   { href: "/admin/collections", key: "nav.collections", roles: ["admin"] },
   { href: "/admin/clients", key: "nav.clients", roles: ["admin"] },
+  { href: "/admin/mail", key: "mailAdmin.nav", roles: ["admin"] },
   { href: "/account", key: "nav.account", roles: ["user", "editor", "admin"] },
 ];
 

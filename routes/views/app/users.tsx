@@ -46,11 +46,58 @@ export type NewUserErrors = Partial<
   Record<"email" | "role" | "how" | "password", string>
 >;
 
-/** A fresh invitation link, shown once. */
+/** A fresh invitation link, shown once (and mailed to the invitee when `sent`). */
 export interface FreshLink {
   email: string;
   url: string;
   until: string;
+  sent?: boolean;
+}
+
+/**
+ * The buttons that make a one-time link to set an account's password:
+ * mailed to it (when e-mail is on) or shown to pass on.
+ */
+export function PasswordLinkForm(
+  props: {
+    t: Translate;
+    csrfToken: string;
+    userId: number;
+    mailOn: boolean;
+    describedBy: string;
+  },
+) {
+  const { t } = props;
+  return (
+    <form
+      method="post"
+      action={`/admin/users/${props.userId}/password-link`}
+    >
+      <Csrf token={props.csrfToken} />
+      <div class="actions">
+        {props.mailOn && (
+          <button
+            type="submit"
+            name="send"
+            value="mail"
+            class="deny"
+            aria-describedby={props.describedBy}
+          >
+            {t("users.passwordLink.send")}
+          </button>
+        )}
+        <button
+          type="submit"
+          name="send"
+          value="show"
+          class="deny"
+          aria-describedby={props.describedBy}
+        >
+          {t("users.passwordLink.show")}
+        </button>
+      </div>
+    </form>
+  );
 }
 
 /** The users page (`/admin/users`). */
@@ -68,6 +115,10 @@ export function UsersView(
     link?: FreshLink;
     notice?: string;
     error?: string;
+    /** Whether e-mail is on (links are mailed as well as shown). */
+    mailOn: boolean;
+    /** The account that has the address an admin tried to invite. */
+    existing?: { id: number; email: string };
   },
 ) {
   const { t, values, errors } = props;
@@ -86,11 +137,31 @@ export function UsersView(
       <h1>{t("users.title")}</h1>
       {props.notice && <p role="status">{props.notice}</p>}
       {props.error && <p class="error" role="alert">{props.error}</p>}
+      {!props.mailOn && <p id="mail-off">{t("users.mailOff")}</p>}
+      {props.existing && (
+        <section class="card fresh" aria-labelledby="existing-title">
+          <p id="existing-title">
+            {t("users.add.exists")} <strong>{props.existing.email}</strong>
+          </p>
+          <PasswordLinkForm
+            t={t}
+            csrfToken={props.csrfToken}
+            userId={props.existing.id}
+            mailOn={props.mailOn}
+            describedBy="existing-title"
+          />
+        </section>
+      )}
       {props.link && (
         <section class="card fresh" aria-labelledby="link-title">
           <h2 id="link-title">
             {t("users.link.title", { email: props.link.email })}
           </h2>
+          {props.link.sent && (
+            <p role="status">
+              {t("users.invitationSent", { email: props.link.email })}
+            </p>
+          )}
           <p id="link-text">
             {t("users.link.text", { date: props.link.until })}
           </p>
@@ -365,6 +436,13 @@ export function UsersView(
                   </div>
                 </form>
               )}
+              <PasswordLinkForm
+                t={t}
+                csrfToken={props.csrfToken}
+                userId={u.id}
+                mailOn={props.mailOn}
+                describedBy={`user-${u.id}`}
+              />
               {!u.self && !u.pending && (
                 <p>
                   <a
