@@ -14,6 +14,7 @@ import { fediverseRoutes } from "./fediverse.ts";
 import { createWebKit } from "./kit.ts";
 import { mailRoutes } from "./mail.ts";
 import { moderationRoutes } from "./moderation.ts";
+import { resourceRoutes } from "./resources.ts";
 import { previewRoutes } from "./preview.ts";
 import { publishedRoutes } from "./published.ts";
 import { placeRoutes } from "./places.ts";
@@ -35,6 +36,7 @@ export function webRoutes(deps: RouteDeps) {
   app.route("/", mailRoutes(deps, web));
   app.route("/", submitRoutes(deps, web));
   app.route("/", moderationRoutes(deps, web));
+  app.route("/", resourceRoutes(deps, web));
   app.route("/", eventPageRoutes(deps, web));
   app.route("/", publishedRoutes(deps, web));
   app.route("/", previewRoutes(deps, web));
