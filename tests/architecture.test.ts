@@ -2,7 +2,8 @@
  * The house rules docs/ARCHITECTURE.md states, checked on the source tree:
  * lib/ and db/ never import Hono or routes/; no file under routes/, lib/ or
  * db/ (migrations aside) is over 600 lines; the API's modules are mounted at
- * /api and write their paths without it. (Import cycles:
+ * /api and write their paths without it; docs/ARCHITECTURE.md's map names
+ * every folder and every route module. (Import cycles:
  * tests/import-cycles.test.ts.)
  */
 import assert from "node:assert/strict";
@@ -76,4 +77,36 @@ Deno.test("architecture: routes/api/ modules are mounted at /api and write their
   // And the app mounts them where they say: the API's paths are under /api.
   const api = ROUTE_MODULES.filter((module) => module.mount === "/api");
   assert.ok(api.length >= 10, api.map((module) => module.name).join(", "));
+});
+
+Deno.test("architecture: docs/ARCHITECTURE.md's map names every folder of routes/, lib/ and db/ and every route module outside app/", async () => {
+  const doc = await read("docs/ARCHITECTURE.md");
+  const map = doc.slice(doc.indexOf("```") + 3);
+  const block = map.slice(0, map.indexOf("```"));
+  const missing: string[] = [];
+  for (const folder of ["routes", "lib", "db", "routes/views"]) {
+    for await (const entry of Deno.readDir(new URL(folder, ROOT))) {
+      if (entry.isDirectory && !block.includes(`${entry.name}/`)) {
+        missing.push(`${folder}/${entry.name}/`);
+      }
+    }
+  }
+  for (
+    const folder of [
+      "routes/api",
+      "routes/site",
+      "routes/middleware",
+      "routes/oauth",
+      "routes/federation",
+    ]
+  ) {
+    for await (const entry of Deno.readDir(new URL(folder, ROOT))) {
+      const name = entry.name.replace(/\.ts$/, "");
+      if (
+        entry.isFile &&
+        !new RegExp(`(^|[^\\w-])${name}([^\\w-]|$)`).test(block)
+      ) missing.push(`${folder}/${entry.name}`);
+    }
+  }
+  assert.deepEqual(missing.sort(), []);
 });
