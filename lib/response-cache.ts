@@ -4,6 +4,12 @@
  * it was computed under and for at most `ttlMs`, because listings depend on
  * "now" as well as on the data. Concurrent misses of one key share a single
  * computation, so a burst of readers costs one query.
+ *
+ * Admission: an answer is kept only when its key is asked for a second time
+ * within the lifetime (a first miss leaves only the key, in a small bounded
+ * list of keys seen once). A crawl over many distinct pages, each asked for
+ * once, then costs no more than with the cache off, and does not push out
+ * what is asked for again and again.
  */
 import type { Clock } from "./clock.ts";
 
@@ -41,8 +47,19 @@ export interface ResponseCacheOptions {
  */
 const ENTRY_OVERHEAD_BYTES = 256;
 
+/**
+ * Keys asked for once, kept to admit them on the next miss: a share of the
+ * cache's budget (keys count twice their length, plus this much each).
+ */
+const SEEN_OVERHEAD_BYTES = 64;
+/** The share of `maxBytes` the keys seen once may take. */
+const SEEN_SHARE = 1 / 8;
+
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
+  /** Keys missed once, with when (ms); oldest first. */
+  readonly #seen = new Map<string, number>();
+  #seenBytes = 0;
   readonly #inFlight = new Map<string, Promise<CachedAnswer | null>>();
   readonly #options: ResponseCacheOptions;
   #bytes = 0;
@@ -56,12 +73,6 @@ export class ResponseCache {
     return this.#options.ttlMs > 0;
   }
 
-  /**
-   * The cached answer for `key` under `marker`, or the result of `compute`
-   * (stored when it returns an answer; null means "not cacheable").
-   * Concurrent calls with the same key and marker share one computation.
-   * `ttlMs` may lengthen the default lifetime for answers that allow it.
-   */
   /** The answer cached for `key` under `marker`, if still fresh (no computing). */
   get(key: string, marker: string): CachedAnswer | null {
     const entry = this.#entries.get(key);
@@ -73,10 +84,19 @@ export class ResponseCache {
       this.#entries.set(key, entry);
       return entry.answer;
     }
+    // Outdated, but asked for again: its next answer is kept at once.
     this.#remove(key, entry);
+    this.#remember(key, this.#options.clock.now().getTime());
     return null;
   }
 
+  /**
+   * The cached answer for `key` under `marker`, or the result of `compute`
+   * (stored when it returns an answer and the key was asked for before
+   * within the lifetime; null means "not cacheable").
+   * Concurrent calls with the same key and marker share one computation.
+   * `ttlMs` may lengthen the default lifetime for answers that allow it.
+   */
   async getOrCompute(
     key: string,
     marker: string,
@@ -96,10 +116,45 @@ export class ResponseCache {
     this.#inFlight.set(flightKey, flight.catch(() => null));
     try {
       const answer = await flight;
-      if (answer) this.#store(key, { answer, marker, storedAt: now, ttlMs });
+      if (answer && this.#admit(key, now, ttlMs)) {
+        this.#store(key, { answer, marker, storedAt: now, ttlMs });
+      }
       return answer;
     } finally {
       this.#inFlight.delete(flightKey);
+    }
+  }
+
+  /**
+   * Whether `key`'s answer may be kept: it was missed before within `ttlMs`.
+   * Otherwise the key is remembered (the oldest forgotten past the budget).
+   */
+  #admit(key: string, now: number, ttlMs: number): boolean {
+    const seenAt = this.#seen.get(key);
+    if (seenAt !== undefined) {
+      this.#forget(key);
+      const age = now - seenAt;
+      if (age >= 0 && age < ttlMs) return true;
+    }
+    this.#remember(key, now);
+    return false;
+  }
+
+  /** Notes `key` as asked for at `now` (the oldest forgotten past the budget). */
+  #remember(key: string, now: number) {
+    this.#forget(key);
+    this.#seen.set(key, now);
+    this.#seenBytes += key.length * 2 + SEEN_OVERHEAD_BYTES;
+    const budget = this.#options.maxBytes * SEEN_SHARE;
+    for (const k of this.#seen.keys()) {
+      if (this.#seenBytes <= budget) break;
+      this.#forget(k);
+    }
+  }
+
+  #forget(key: string) {
+    if (this.#seen.delete(key)) {
+      this.#seenBytes -= key.length * 2 + SEEN_OVERHEAD_BYTES;
     }
   }
 

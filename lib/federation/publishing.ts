@@ -22,7 +22,7 @@ import type {
   QueuedPublication,
 } from "../events/commit.ts";
 import type { Settings } from "../settings.ts";
-import { deliverableFollowersQuery } from "./actors.ts";
+import { anyDeliverableFollower, deliverableFollowersQuery } from "./actors.ts";
 import {
   type FederationEventForms,
   type FederationIdentity,
@@ -174,6 +174,9 @@ export function createPublishing(
         deliverableFollowersQuery(db),
       ),
     );
+    // Nobody to deliver to: nothing is signed or kept (ap_object and
+    // ld_signature are those of the last activity followers were sent).
+    if (followers.length === 0) return await finish([]);
     const objectById = new Map(published.map((e, i) => [e.id, objects[i]]));
     const ctx = federation.createContext(new URL(baseUrl));
     const sender = { identifier: settings.instance_actor };
@@ -213,9 +216,6 @@ export function createPublishing(
             }),
           }).where(eq(events.id, after.id)),
         );
-        // Building the vocabulary objects, signing and queueing for nobody
-        // costs several milliseconds per write.
-        if (followers.length === 0) continue;
         const Kind = was ? Update : Create;
         const published = Temporal.Instant.fromEpochMilliseconds(stamp);
         const { "@context": _context, ...object } = json;
@@ -240,7 +240,6 @@ export function createPublishing(
         });
         continue;
       }
-      if (followers.length === 0) continue;
       const id = eventObjectUrl(baseUrl, before!.id);
       const activityId = `${id}#delete-${stamp}`;
       // Gancio deletes only what it knows was an Event (it answers 500 to
@@ -397,20 +396,24 @@ export function createPublishing(
         // The writer publishes at once itself unless deferred.
         const available = stamp +
           (deferPublication ? 0 : PUBLICATION_GRACE_MS);
-        // Queued only when something of the change is (or was) on the
-        // fediverse: a visible local event that is not a series template,
-        // announced (not an occurrence beyond its series' horizon).
+        // Queued only when someone follows (nobody else is told: no
+        // signature, no serialising for nobody) and something of the
+        // change is (or was) on the fediverse: a visible local event that
+        // is not a series template, announced (not an occurrence beyond its
+        // series' horizon).
         return {
           statements: [
             db.all<{ id: number }>(sql`
               INSERT INTO fedify_queue (message, availableAt, orderingKey, createdAt)
               SELECT ${message}, ${available}, 'quando:publish:' || ${rootId}, ${stamp}
-              WHERE ${wasFederated ? 1 : 0} OR EXISTS (
+              WHERE ${anyDeliverableFollower} AND (${
+              wasFederated ? 1 : 0
+            } OR EXISTS (
                 SELECT 1 FROM ${events}
                 WHERE (${events.id} = ${ref} OR ${events.parentId} = ${ref})
                   AND ${events.is_visible} AND ${events.apUserApId} IS NULL
                   AND ${events.announced}
-                  AND NOT (${events.recurrent} IS NOT NULL AND ${events.parentId} IS NULL))
+                  AND NOT (${events.recurrent} IS NOT NULL AND ${events.parentId} IS NULL)))
               RETURNING id`),
           ],
           read(results) {

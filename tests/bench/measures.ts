@@ -1,0 +1,373 @@
+/**
+ * `deno task bench`: issue 33's measures in one run, each beside a bare Hono
+ * route (the runtime's limit on this machine) measured just before it, so
+ * that every ratio compares two figures of the same minute on a shared,
+ * noisy machine. Servers are started as `deno task start` starts them
+ * (production settings: the public-read cache on unless a row says
+ * otherwise), one at a time, on files seeded with 1,000 and 20,000 events;
+ * wrk on loopback, 2 threads, 32 connections (16 for the writes).
+ *
+ * Prints the table with each target met or not and writes it between the
+ * `measures:begin` / `measures:end` markers of BENCHMARKS.md (BENCH_WRITE=0
+ * leaves the file alone). The longer scripts (`bench:run`, `bench:floor`,
+ * `bench:memory`, `bench:writes`) are run on their own.
+ *
+ *   deno task bench
+ *   MEASURE_SECONDS=5 MEASURE_WARMUP=2 deno task bench
+ */
+import { join } from "node:path";
+import { createDatabase, HOT_TAG, seedEvents } from "./seed.ts";
+import {
+  readRss,
+  ROOT,
+  sampleRss,
+  type ServerProcess,
+  startBare,
+  startServer,
+  waitIdle,
+} from "./server.ts";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../db/client.ts";
+import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
+
+const SECONDS = Number(Deno.env.get("MEASURE_SECONDS") ?? 8);
+const WARMUP = Number(Deno.env.get("MEASURE_WARMUP") ?? 2);
+const CONNECTIONS = 32;
+const WRITE_CLIENTS = 16;
+const LARGE = 20_000;
+const SMALL = 1_000;
+const WRITE = Deno.env.get("BENCH_WRITE") !== "0";
+const ADMIN_EMAIL = "bench-admin@bench.invalid";
+const ADMIN_PASSWORD = "bench-admin-password";
+const MB = 1024 * 1024;
+
+const log = (line: string) => console.error(line);
+
+/** One measured load with the bare route's figure of the same minute. */
+interface Row {
+  key: string;
+  label: string;
+  result: WrkResult;
+  bare: WrkResult;
+  /** The writes: every 201 one event, none lost or doubled. */
+  sound?: boolean;
+}
+
+const wrk = await ensureWrk(log);
+const dir = await Deno.makeTempDir({ prefix: "quando-measures-" });
+const started = performance.now();
+const rows: Row[] = [];
+let rssAfter = 0;
+let rssPeak = 0;
+let writeCheck = "";
+
+/** Seeds a file of `n` events; returns its path and a sample event id. */
+async function seeded(n: number) {
+  const path = join(dir, `events-${n}.db`);
+  const database = await createDatabase(path);
+  const seed = await seedEvents(database, n);
+  database.close();
+  log(`seeded ${seed.events} events in ${seed.seconds.toFixed(1)} s`);
+  return { path, seed };
+}
+
+const bare = await startBare();
+
+/** wrk's run after a warm-up (with `warmupArgs` for its script, if given). */
+async function load(
+  options: WrkOptions,
+  warmupArgs?: string[],
+): Promise<WrkResult> {
+  await runWrk(wrk, {
+    ...options,
+    duration: WARMUP,
+    scriptArgs: warmupArgs ?? options.scriptArgs,
+  });
+  return await runWrk(wrk, options);
+}
+
+/** The bare route, then `options`: one row. */
+async function measure(
+  server: ServerProcess,
+  key: string,
+  label: string,
+  options: Omit<WrkOptions, "threads" | "duration">,
+  warmupArgs?: string[],
+): Promise<Row> {
+  await waitIdle(server.pid, 30);
+  const bareResult = await load({
+    url: `${bare.base}/bare`,
+    connections: options.connections,
+    threads: 2,
+    duration: SECONDS,
+  });
+  const result = await load(
+    { ...options, threads: 2, duration: SECONDS },
+    warmupArgs,
+  );
+  const row = { key, label, result, bare: bareResult };
+  rows.push(row);
+  log(
+    `${label}: ${Math.round(result.requestsPerSec)} req/s (bare ${
+      Math.round(bareResult.requestsPerSec)
+    }, ${(result.requestsPerSec / bareResult.requestsPerSec).toFixed(2)}), ` +
+      `p99 ${result.p99.toFixed(1)} ms, errors ${result.errors}`,
+  );
+  return row;
+}
+
+const serverEnv = (path: string, extra: Record<string, string> = {}) => ({
+  DATABASE_URL: `file:${path}`,
+  LOG_LEVEL: "warning",
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  ...extra,
+});
+
+const distinctScript = join(ROOT, "tests/bench/distinct_events.lua");
+const writeScript = join(ROOT, "tests/bench/post_realistic.lua");
+
+try {
+  const large = await seeded(LARGE);
+  const small = await seeded(SMALL);
+
+  // The reads with the public-read cache off: what every miss costs.
+  const off = await startServer(
+    serverEnv(large.path, { PUBLIC_CACHE_MS: "0" }),
+  );
+  try {
+    await measure(
+      off,
+      "distinct-off",
+      "event by id, distinct ids, `PUBLIC_CACHE_MS=0`",
+      {
+        url: off.base,
+        connections: CONNECTIONS,
+        script: distinctScript,
+        scriptArgs: [String(large.seed.events)],
+      },
+    );
+  } finally {
+    await off.stop();
+  }
+
+  const smallServer = await startServer(serverEnv(small.path));
+  try {
+    await measure(smallServer, "tag-small", "tag listing, 1,000 events", {
+      url: `${smallServer.base}/api/events/tag/${HOT_TAG}`,
+      connections: CONNECTIONS,
+    });
+  } finally {
+    await smallServer.stop();
+  }
+
+  const server = await startServer(serverEnv(large.path));
+  const sampler = sampleRss(server.pid);
+  try {
+    await measure(server, "404", "404 on an unknown path", {
+      url: `${server.base}/nope`,
+      connections: CONNECTIONS,
+    });
+    await measure(server, "hit", "event by id, same id (cache hit)", {
+      url: `${server.base}/api/events/${large.seed.sampleEventId}`,
+      connections: CONNECTIONS,
+    });
+    await measure(
+      server,
+      "distinct",
+      "event by id, distinct ids, default cache",
+      {
+        url: server.base,
+        connections: CONNECTIONS,
+        script: distinctScript,
+        scriptArgs: [String(large.seed.events)],
+      },
+    );
+    await measure(server, "tag-large", "tag listing, 20,000 events", {
+      url: `${server.base}/api/events/tag/${HOT_TAG}`,
+      connections: CONNECTIONS,
+    });
+    const login = await fetch(`${server.base}/api/login/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+    });
+    const { access_token: token } = await login.json();
+    if (!token) throw new Error(`login failed: ${login.status}`);
+    const first = String(Math.floor(Date.now() / 1000) + 86_400);
+    const writes = await measure(
+      server,
+      "writes",
+      "event writes, realistic body, 16 clients",
+      {
+        url: server.base,
+        connections: WRITE_CLIENTS,
+        script: writeScript,
+        scriptArgs: [token, "m", first],
+      },
+      [token, "w", first],
+    );
+    const statuses = writes.result.scriptLines.flatMap((line) => {
+      const m = /^BENCH status (\d+) (\d+)$/.exec(line);
+      return m ? [`${m[2]} x ${m[1]}`] : [];
+    });
+    await waitIdle(server.pid, 30);
+    rssAfter = readRss(server.pid)?.rss ?? 0;
+    rssPeak = sampler.stop().peak;
+    // Every 201 is one event; at most one more per client (in flight when
+    // wrk stopped).
+    const database = await openDatabase(`file:${large.path}`);
+    const [{ n: created }] = await database.db.all<{ n: number }>(
+      sql`select count(*) as n from events where title like 'Courtyard concert m %'`,
+    );
+    database.close();
+    const ok = Number(
+      /^BENCH status 201 (\d+)$/m.exec(writes.result.scriptLines.join("\n"))
+        ?.[1] ?? 0,
+    );
+    const sound = created >= ok && created - ok <= WRITE_CLIENTS;
+    writes.sound = sound;
+    writeCheck = `${
+      statuses.join(", ")
+    }; ${created} events created for ${ok} 201s${
+      sound ? ", none lost or doubled" : " (MISMATCH)"
+    }`;
+  } finally {
+    await server.stop();
+  }
+} finally {
+  await bare.stop();
+  await Deno.remove(dir, { recursive: true });
+}
+
+// ------------------------------------------------------------------ report
+
+const byKey = (key: string) => rows.find((r) => r.key === key);
+const ratioOf = (row: Row | undefined) =>
+  row ? row.result.requestsPerSec / row.bare.requestsPerSec : NaN;
+const fmt = (n: number, digits = 2) =>
+  Number.isFinite(n) ? n.toFixed(digits) : "n/a";
+const rps = (n: number) => Math.round(n).toLocaleString("en");
+
+interface Target {
+  measure: string;
+  figure: string;
+  target: string;
+  met: boolean;
+}
+const targets: Target[] = [];
+const writes = byKey("writes");
+if (writes) {
+  targets.push({
+    measure: writes.label,
+    figure: `${rps(writes.result.requestsPerSec)}/s, p99 ${
+      fmt(writes.result.p99, 1)
+    } ms, ${writes.result.errors} errors (${writeCheck})`,
+    target: "≥ 400/s",
+    met: writes.result.requestsPerSec >= 400 && writes.result.errors === 0 &&
+      writes.sound === true,
+  });
+}
+const ratioTarget = (key: string, min: number) => {
+  const row = byKey(key);
+  if (!row) return;
+  const ratio = ratioOf(row);
+  targets.push({
+    measure: row.label,
+    figure: `${rps(row.result.requestsPerSec)} req/s, ${
+      fmt(ratio)
+    } of the bare route${
+      key === "distinct-off" ? `, p99 ${fmt(row.result.p99, 1)} ms` : ""
+    }`,
+    target: `≥ ${min} of the bare route`,
+    met: ratio >= min,
+  });
+};
+ratioTarget("hit", 0.45);
+ratioTarget("404", 0.55);
+ratioTarget("distinct-off", 0.2);
+const distinct = byKey("distinct");
+const distinctOff = byKey("distinct-off");
+if (distinct && distinctOff) {
+  targets.push({
+    measure: distinct.label,
+    figure: `${rps(distinct.result.requestsPerSec)} req/s, ${
+      fmt(ratioOf(distinct))
+    } of the bare route (cache off: ${fmt(ratioOf(distinctOff))})`,
+    target: "not below the cache-off figure",
+    met: ratioOf(distinct) >= ratioOf(distinctOff),
+  });
+}
+const tagSmall = byKey("tag-small");
+const tagLarge = byKey("tag-large");
+if (tagSmall && tagLarge) {
+  const flat = ratioOf(tagLarge) / ratioOf(tagSmall);
+  targets.push({
+    measure: "tag listing 1k → 20k events",
+    figure: `${rps(tagSmall.result.requestsPerSec)} → ${
+      rps(tagLarge.result.requestsPerSec)
+    } req/s; of the bare route ${fmt(ratioOf(tagSmall))} → ${
+      fmt(ratioOf(tagLarge))
+    }: ${fmt(flat)} kept`,
+    target: "≥ 0.9 kept",
+    met: flat >= 0.9,
+  });
+}
+if (rssAfter > 0) {
+  targets.push({
+    measure: "RSS at 20k events after the load",
+    figure: `${fmt(rssAfter / MB, 0)} MB (peak during the load ${
+      fmt(rssPeak / MB, 0)
+    } MB)`,
+    target: "< 200 MB",
+    met: rssAfter < 200 * MB,
+  });
+}
+
+const lines = [
+  `Run of ${new Date().toISOString()} (${
+    ((performance.now() - started) / 60_000).toFixed(1)
+  } min), \`deno task bench\`: wrk -t2, ${CONNECTIONS} connections (${WRITE_CLIENTS} for the writes), ` +
+  `${WARMUP} s warm-up and ${SECONDS} s measured per row, the bare route measured just before each row.`,
+  "",
+  "| measure | req/s | p50 | p99 | errors | bare route req/s | ratio to the bare route |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...rows.map((r) =>
+    `| ${r.label} | ${rps(r.result.requestsPerSec)} | ${
+      fmt(r.result.p50)
+    } ms | ${fmt(r.result.p99)} ms | ${r.result.errors} | ${
+      rps(r.bare.requestsPerSec)
+    } | ${fmt(ratioOf(r))} |`
+  ),
+  "",
+  "| measure | figure | target | met |",
+  "| --- | --- | --- | --- |",
+  ...targets.map((t) =>
+    `| ${t.measure} | ${t.figure} | ${t.target} | ${
+      t.met ? "met" : "NOT MET"
+    } |`
+  ),
+  "",
+];
+const text = lines.join("\n");
+console.log(text);
+
+const BEGIN = "<!-- measures:begin (generated by deno task bench) -->";
+const END = "<!-- measures:end -->";
+if (WRITE) {
+  const path = join(ROOT, "BENCHMARKS.md");
+  const current = await Deno.readTextFile(path);
+  const a = current.indexOf(BEGIN);
+  const b = current.indexOf(END);
+  if (a < 0 || b < a) throw new Error("BENCHMARKS.md has no measures markers");
+  await Deno.writeTextFile(
+    path,
+    current.slice(0, a) + `${BEGIN}\n\n${text}\n${END}` +
+      current.slice(b + END.length),
+  );
+  await new Deno.Command(Deno.execPath(), {
+    args: ["fmt", "--quiet", path],
+    cwd: ROOT,
+  }).output();
+  log("written to BENCHMARKS.md");
+}
