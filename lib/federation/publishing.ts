@@ -16,6 +16,7 @@ import { eq, type SQL, sql } from "drizzle-orm";
 import { events, fedifyQueue } from "../../db/schema.ts";
 import type { EventRow } from "../events/serialize.ts";
 import { allReads, type BatchItem, runRead } from "../../db/batch.ts";
+import { prebuiltForEvent } from "../events/refs.ts";
 import type {
   EventChange,
   PublicationWrite,
@@ -383,39 +384,58 @@ export function createPublishing(
         const named = typeof ref === "number"
           ? before.find((e) => e.id === ref)
           : undefined;
-        // Bound numbers reach SQLite as reals here: 1 would read "1.0" in
-        // the ordering key and the message.
-        const int = (value: SQL | number) => sql`cast(${value} as integer)`;
-        const rootId = int(named?.parentId ?? ref);
+        const root = named?.parentId ?? null;
         const wasFederated = before.some(isAnnounced);
-        const message = sql`json_object('type', 'quando:publish', 'event', ${
-          int(ref)
-        }, 'before', json(${JSON.stringify(before.map(beforeOf))}), 'stamp', ${
-          int(stamp)
-        })`;
         // The writer publishes at once itself unless deferred.
         const available = stamp +
           (deferPublication ? 0 : PUBLICATION_GRACE_MS);
-        // Queued only when someone follows (nobody else is told: no
-        // signature, no serialising for nobody) and something of the
-        // change is (or was) on the fediverse: a visible local event that
-        // is not a series template, announced (not an occurrence beyond its
-        // series' horizon).
-        return {
-          statements: [
-            db.all<{ id: number }>(sql`
+        // Built once per shape (lib/events/refs.ts).
+        const statements = prebuiltForEvent(
+          db,
+          `publication:${wasFederated}:${root !== null}`,
+          ref,
+          (ref, value) => {
+            // Bound numbers reach SQLite as reals here: 1 would read "1.0"
+            // in the ordering key and the message.
+            const int = (v: unknown) => sql`cast(${v} as integer)`;
+            const rootId = int(root !== null ? value("root") : ref);
+            const message =
+              sql`json_object('type', 'quando:publish', 'event', ${
+                int(ref)
+              }, 'before', json(${value("before")}), 'stamp', ${
+                int(value("stamp"))
+              })`;
+            // Queued only when someone follows (nobody else is told: no
+            // signature, no serialising for nobody) and something of the
+            // change is (or was) on the fediverse: a visible local event
+            // that is not a series template, announced (not an occurrence
+            // beyond its series' horizon).
+            return [
+              db.all<{ id: number }>(sql`
               INSERT INTO fedify_queue (message, availableAt, orderingKey, createdAt)
-              SELECT ${message}, ${available}, 'quando:publish:' || ${rootId}, ${stamp}
+              SELECT ${message}, ${
+                value("available")
+              }, 'quando:publish:' || ${rootId}, ${value("stamp")}
               WHERE ${anyDeliverableFollower} AND (${
-              wasFederated ? 1 : 0
-            } OR EXISTS (
+                sql.raw(wasFederated ? "1" : "0")
+              } OR EXISTS (
                 SELECT 1 FROM ${events}
                 WHERE (${events.id} = ${ref} OR ${events.parentId} = ${ref})
                   AND ${events.is_visible} AND ${events.apUserApId} IS NULL
                   AND ${events.announced}
                   AND NOT (${events.recurrent} IS NOT NULL AND ${events.parentId} IS NULL)))
               RETURNING id`),
-          ],
+            ];
+          },
+          {
+            root,
+            before: JSON.stringify(before.map(beforeOf)),
+            stamp,
+            available,
+          },
+        );
+        return {
+          statements,
           read(results) {
             const row = (results[0] as { id: number }[])[0];
             return row ? { id: row.id, stamp } : null;
