@@ -23,6 +23,8 @@ export interface CachedAnswer {
    * reclaim (bytes would be copied into a new buffer per Response).
    */
   body: string;
+  /** Whether it has an ETag or Last-Modified (conditional requests may match). */
+  validators: boolean;
 }
 
 interface Entry {

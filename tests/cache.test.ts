@@ -355,7 +355,13 @@ Deno.test("the cache cannot be filled by distinct keys: long URLs and Accept hea
       await cache.getOrCompute(
         `key-${i}-${"k".repeat(200)}`,
         "m",
-        () => Promise.resolve({ status: 200, headers: [], body: "" }),
+        () =>
+          Promise.resolve({
+            status: 200,
+            headers: [],
+            body: "",
+            validators: false,
+          }),
       );
     }
   }
@@ -400,7 +406,13 @@ Deno.test("an answer is kept on its second request within the lifetime: a crawl 
     await cache.getOrCompute(
       `crawl-${i}`,
       "m",
-      () => Promise.resolve({ status: 200, headers: [], body: "x" }),
+      () =>
+        Promise.resolve({
+          status: 200,
+          headers: [],
+          body: "x",
+          validators: false,
+        }),
     );
   }
   let kept = 0;
@@ -412,7 +424,13 @@ Deno.test("an answer is kept on its second request within the lifetime: a crawl 
     cache.getOrCompute(
       key,
       "m",
-      () => Promise.resolve({ status: 200, headers: [], body: "x" }),
+      () =>
+        Promise.resolve({
+          status: 200,
+          headers: [],
+          body: "x",
+          validators: false,
+        }),
     ).then(() => cache.get(key, "m") !== null);
   assert.equal(await again("crawl-0"), false);
   assert.equal(await again("crawl-1999"), true);

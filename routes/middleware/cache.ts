@@ -41,10 +41,14 @@ async function capture(res: Response): Promise<CachedAnswer | null> {
   if (!TEXTUAL.test(res.headers.get("content-type") ?? "")) return null;
   const cacheControl = res.headers.get("cache-control") ?? "";
   if (/no-store|private/i.test(cacheControl)) return null;
+  const headers = [...res.headers.entries()];
   return {
     status: res.status,
-    headers: [...res.headers.entries()],
+    headers,
     body: await res.clone().text(),
+    validators: headers.some(([name]) =>
+      name === "etag" || name === "last-modified"
+    ),
   };
 }
 
@@ -52,9 +56,15 @@ function replay(
   answer: CachedAnswer,
   request: Request,
 ): Response {
-  // Most hits are unconditional: the stored answer goes out as it is.
-  const ifNoneMatch = request.headers.get("if-none-match");
-  const ifModifiedSince = request.headers.get("if-modified-since");
+  // Most hits are unconditional: the stored answer goes out as it is. An
+  // answer without validators (the API's JSON) cannot be matched by a
+  // conditional request: its request headers are not even read.
+  const ifNoneMatch = answer.validators
+    ? request.headers.get("if-none-match")
+    : null;
+  const ifModifiedSince = answer.validators
+    ? request.headers.get("if-modified-since")
+    : null;
   if (ifNoneMatch === null && ifModifiedSince === null) {
     // A new Response each time: one kept and cloned across requests fails on
     // Workers (a body may not serve two requests there).
@@ -126,29 +136,34 @@ export function publicReadCache(
   cache: ResponseCache,
   filtered: ResponseCache = cache,
 ): PublicReadCache {
+  /** Every rule's paths as one pattern: most paths are none of them. */
+  const anyRule = new RegExp(
+    rules.flatMap((rule) => rule.paths).map((re) => `(?:${re.source})`)
+      .join("|") || "(?!)",
+  );
   /** The rule of the first module that declares `path` cacheable. */
   const ruleOf = (path: string): CacheRule | undefined =>
-    rules.find((rule) => rule.paths.some((re) => re.test(path)));
+    anyRule.test(path)
+      ? rules.find((rule) => rule.paths.some((re) => re.test(path)))
+      : undefined;
   /** The cache key of an anonymous GET of a cacheable path, and its cache; or null. */
   const keyOf = (
     request: Request,
   ): { key: string; store: ResponseCache; rule: CacheRule } | null => {
-    if (
-      !cache.enabled || request.method !== "GET" ||
-      request.headers.has("authorization")
-    ) {
-      return null;
-    }
+    if (!cache.enabled || request.method !== "GET") return null;
     const target = pathAndQuery(request.url);
     // Keys stay small: anyone can send long URLs and headers, and each
     // distinct key would be an entry of its own.
     if (target.length > MAX_KEY_TARGET) return null;
+    // The path first: a request the cache never holds reads no header.
+    const [path, query] = split(target);
+    const rule = ruleOf(path);
+    if (rule === undefined || request.headers.has("authorization")) {
+      return null;
+    }
     const accept = (request.headers.get("accept") ?? "").toLowerCase()
       .replace(/\s+/g, "");
     if (accept.length > MAX_KEY_ACCEPT) return null;
-    const [path, query] = split(target);
-    const rule = ruleOf(path);
-    if (rule === undefined) return null;
     if (rule.key) {
       // Endless combinations too (the embedded list's options): kept with
       // the filtered, under the rule's canonical key.
