@@ -38,11 +38,6 @@ export class StatementCache {
   #touch: StatementSync | null = null;
   readonly limit: number;
 
-  /** Statements kept now. */
-  get size(): number {
-    return this.#map.size;
-  }
-
   constructor(db: DatabaseSync, limit: number) {
     this.#db = db;
     this.limit = Math.max(1, limit);
