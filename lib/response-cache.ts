@@ -57,12 +57,19 @@ const SEEN_OVERHEAD_BYTES = 64;
 /** The share of `maxBytes` the keys seen once may take. */
 const SEEN_SHARE = 1 / 8;
 
+/** A computation under way, which concurrent misses of its key join. */
+interface Flight {
+  answer: Promise<CachedAnswer | null>;
+  /** Whether another request joined it (its key is asked for again). */
+  joined: boolean;
+}
+
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
   /** Keys missed once, with when (ms); oldest first. */
   readonly #seen = new Map<string, number>();
   #seenBytes = 0;
-  readonly #inFlight = new Map<string, Promise<CachedAnswer | null>>();
+  readonly #inFlight = new Map<string, Flight>();
   readonly #options: ResponseCacheOptions;
   #bytes = 0;
 
@@ -94,15 +101,17 @@ export class ResponseCache {
 
   /**
    * The cached answer for `key` under `marker`, or the result of `compute`
-   * (stored when it returns an answer and the key was asked for before
-   * within the lifetime; null means "not cacheable").
+   * (null means "not cacheable"). It is stored when the key was asked for
+   * before within the lifetime, or by a concurrent request meanwhile:
+   * `compute` is told so through `keep()` (asked once its answer is made),
+   * and need not capture an answer that will not be kept.
    * Concurrent calls with the same key and marker share one computation.
    * `ttlMs` may lengthen the default lifetime for answers that allow it.
    */
   async getOrCompute(
     key: string,
     marker: string,
-    compute: () => Promise<CachedAnswer | null>,
+    compute: (keep: () => boolean) => Promise<CachedAnswer | null>,
     ttlMs = this.#options.ttlMs,
   ): Promise<CachedAnswer | null> {
     const cached = this.get(key, marker);
@@ -111,17 +120,23 @@ export class ResponseCache {
     const flightKey = `${marker}\n${key}`;
     const running = this.#inFlight.get(flightKey);
     if (running) {
+      running.joined = true;
       // A shared answer that was not cacheable (an error, say) is not shared.
-      return await running ?? await compute();
+      return await running.answer ?? await compute(() => true);
     }
-    const flight = compute();
-    this.#inFlight.set(flightKey, flight.catch(() => null));
+    const admitted = this.#admit(key, now, ttlMs);
+    const flight: Flight = { answer: Promise.resolve(null), joined: false };
+    // Asked for before, or by another request while it is computed: kept.
+    const keep = () => admitted || flight.joined;
+    const answer = compute(keep);
+    flight.answer = answer.catch(() => null);
+    this.#inFlight.set(flightKey, flight);
     try {
-      const answer = await flight;
-      if (answer && this.#admit(key, now, ttlMs)) {
-        this.#store(key, { answer, marker, storedAt: now, ttlMs });
+      const result = await answer;
+      if (result && keep()) {
+        this.#store(key, { answer: result, marker, storedAt: now, ttlMs });
       }
-      return answer;
+      return result;
     } finally {
       this.#inFlight.delete(flightKey);
     }

@@ -198,11 +198,12 @@ export function publicReadCache(
       const ttl = deps.database.embedded && rule.embeddedTtlMs !== undefined
         ? Math.max(deps.config.publicCacheMs, rule.embeddedTtlMs)
         : deps.config.publicCacheMs;
-      const answer = await store.getOrCompute(key, marker, async () => {
+      const answer = await store.getOrCompute(key, marker, async (keep) => {
         ran = true;
         await next();
-        // Conditional requests may answer 304: nothing to keep, the handler answered.
-        return await capture(c.res);
+        // Conditional requests may answer 304: nothing to keep, the handler
+        // answered. An answer the cache will not keep is not copied.
+        return keep() ? await capture(c.res) : null;
       }, ttl);
       if (ran) return;
       if (answer) return c.res = replay(answer, c.req.raw);
