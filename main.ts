@@ -103,7 +103,10 @@ async function serve(config: Config): Promise<void> {
     hasher,
     systemClock,
     log,
-    { manualQueue: cron !== null, egress },
+    // A write's publication (signing, serialising, queueing the deliveries)
+    // is the queue's, right after the response, on every database: the
+    // request pays only for the queue row in its own batch.
+    { manualQueue: cron !== null, deferPublication: true, egress },
   );
   const queueStop = new AbortController();
   const queueDone = federation.startQueue(queueStop.signal);
