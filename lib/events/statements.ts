@@ -9,7 +9,7 @@ import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
 import { isUniqueViolation } from "../errors.ts";
 import { refreshStaleSearchRows } from "../search.ts";
-import type { Preparable } from "../../db/prebuilt.ts";
+import { prebuiltStatements, type Preparable } from "../../db/prebuilt.ts";
 import { prebuiltForEvent } from "./refs.ts";
 
 /** iCalendar SEQUENCE: every change of an existing event counts one more revision. */
@@ -42,16 +42,23 @@ export function placeIdSql(ref: PlaceRef): SQL | number | null {
 /** Statements that create a named place when it does not exist yet. */
 export function placeStatements(db: Db, ref: PlaceRef, now: Date): BatchItem[] {
   if (ref.kind !== "named" || ref.existingId !== undefined) return [];
-  return [
+  // Built once (db/prebuilt.ts).
+  return prebuiltStatements(db, "placeInsert", () => [
     db.insert(places).values({
-      name: ref.name,
-      address: ref.address,
-      latitude: ref.latitude,
-      longitude: ref.longitude,
-      createdAt: now,
-      updatedAt: now,
+      name: sql.placeholder("name"),
+      address: sql.placeholder("address"),
+      latitude: sql.placeholder("latitude"),
+      longitude: sql.placeholder("longitude"),
+      createdAt: sql.placeholder("now"),
+      updatedAt: sql.placeholder("now"),
     }).onConflictDoNothing(),
-  ];
+  ], {
+    name: ref.name,
+    address: ref.address,
+    latitude: ref.latitude,
+    longitude: ref.longitude,
+    now,
+  });
 }
 
 /** Statements that give `eventRef` exactly these tags (creating missing tags). */
@@ -140,14 +147,26 @@ export function takenSlugsQuery(
   candidates: string[],
   prefix?: string | SQL,
 ): BatchRead<Set<string>> {
+  const byPrefix = (prefix: unknown) =>
+    db.select({ slug: events.slug }).from(events).where(
+      sql`${events.slug} = ${prefix} or (${events.slug} >= ${prefix} || '-' and ${events.slug} < ${prefix} || '.')`,
+    );
   return {
-    statements: [
-      db.select({ slug: events.slug }).from(events).where(
+    // A title's prefix, the usual case, is built once (db/prebuilt.ts).
+    statements: typeof prefix === "string"
+      ? prebuiltStatements(
+        db,
+        "takenSlugs",
+        () => [byPrefix(sql.placeholder("prefix"))],
+        { prefix },
+      )
+      : [
         prefix !== undefined
-          ? sql`${events.slug} = ${prefix} or (${events.slug} >= ${prefix} || '-' and ${events.slug} < ${prefix} || '.')`
-          : inArray(events.slug, candidates.length ? candidates : [""]),
-      ),
-    ],
+          ? byPrefix(prefix)
+          : db.select({ slug: events.slug }).from(events).where(
+            inArray(events.slug, candidates.length ? candidates : [""]),
+          ),
+      ],
     read(results) {
       return new Set((results[0] as { slug: string }[]).map((r) => r.slug));
     },

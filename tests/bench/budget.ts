@@ -4,7 +4,9 @@
  * `deno task start`), over a copy of a file of BENCH_EVENTS events, loaded
  * with distinct-id reads, listings, feeds and writes; then the parts:
  * V8's heap, memory outside it, the prepared statements kept, SQLite's page
- * cache, and this process's RSS split into anonymous and file-backed pages.
+ * cache. (This process's RSS is not the server's: requests in-process
+ * encode every body to bytes, which the HTTP server does not; the server's
+ * RSS after its load is measured from outside by `deno task bench`.)
  *
  *   deno task bench:budget
  */
@@ -24,7 +26,7 @@ import {
 } from "../../lib/federation/setup.ts";
 import { createApp } from "../../routes/mod.ts";
 import { HOT_TAG } from "./seed.ts";
-import { readRss, ROOT } from "./server.ts";
+import { ROOT } from "./server.ts";
 
 const EVENTS = Number(Deno.env.get("BENCH_EVENTS") ?? 20_000);
 const MB = 1024 * 1024;
@@ -85,14 +87,10 @@ const app = createApp({
 /** Memory figures now, in MB. */
 function reading() {
   const m = Deno.memoryUsage();
-  const rss = readRss(Deno.pid);
   return {
-    rss: m.rss / MB,
     heapUsed: m.heapUsed / MB,
     heapTotal: m.heapTotal / MB,
     external: m.external / MB,
-    anon: (rss?.anon ?? 0) / MB,
-    file: (rss?.file ?? 0) / MB,
   };
 }
 const idle = reading();
@@ -162,12 +160,6 @@ console.log(
     "",
     "| part | idle | after the load | bound |",
     "| --- | ---: | ---: | --- |",
-    `| RSS | ${fmt(idle.rss)} MB | ${
-      fmt(loaded.rss)
-    } MB | < 200 MB (the server as a whole) |`,
-    `| of which file-backed (the deno binary's pages) | ${
-      fmt(idle.file)
-    } MB | ${fmt(loaded.file)} MB | fixed by the binary |`,
     `| V8 heap in use (of it allocated) | ${fmt(idle.heapUsed)} (${
       fmt(idle.heapTotal)
     }) MB | ${fmt(loaded.heapUsed)} (${
