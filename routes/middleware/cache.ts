@@ -179,9 +179,12 @@ export function publicReadCache(
       ? { key: `${target}\n${accept}\n${pageVariant(request)}`, store, rule }
       : { key: `${target}\n${accept}`, store, rule };
   };
+  /** What hit() found of a request, for the middleware on a miss. */
+  const foundBy = new WeakMap<Request, ReturnType<typeof keyOf>>();
   return {
     hit(request) {
       const found = keyOf(request);
+      foundBy.set(request, found);
       if (found === null) return null;
       const marker = deps.database.changeMarker();
       if (marker === null) return null;
@@ -189,7 +192,9 @@ export function publicReadCache(
       return answer ? replay(answer, request) : null;
     },
     middleware: async (c, next) => {
-      const found = keyOf(c.req.raw);
+      // Worked out once per request: by hit() before the router, when it ran.
+      const raw = c.req.raw;
+      const found = foundBy.has(raw) ? foundBy.get(raw) ?? null : keyOf(raw);
       if (found === null) return await next();
       const { key, store, rule } = found;
       const marker = deps.database.changeMarker();
