@@ -1,8 +1,8 @@
 /**
  * `deno task bench`: issue 33's measures in one run, each beside a bare Hono
- * route (the runtime's limit on this machine) measured just before it, so
- * that every ratio compares two figures of the same minute on a shared,
- * noisy machine. Servers are started as `deno task start` starts them
+ * route (the runtime's limit on this machine) measured in turns with it
+ * (MEASURE_SLICES turns of each, MEASURE_SECONDS in all), so that every ratio
+ * compares two figures of the same moments on a shared, noisy machine. Servers are started as `deno task start` starts them
  * (production settings: the public-read cache on unless a row says
  * otherwise), one at a time, on files seeded with 1,000 and 20,000 events;
  * wrk on loopback, 2 threads, 32 connections (16 for the writes).
@@ -13,7 +13,7 @@
  * `bench:memory`, `bench:writes`) are run on their own.
  *
  *   deno task bench
- *   MEASURE_SECONDS=5 MEASURE_WARMUP=2 deno task bench
+ *   MEASURE_SECONDS=6 MEASURE_SLICES=3 MEASURE_WARMUP=1 deno task bench
  */
 import { join } from "node:path";
 import { createDatabase, HOT_TAG, seedEvents } from "./seed.ts";
@@ -30,9 +30,9 @@ import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client.ts";
 import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
 
-const SECONDS = Number(Deno.env.get("MEASURE_SECONDS") ?? 8);
+const SECONDS = Number(Deno.env.get("MEASURE_SECONDS") ?? 12);
 /** Turns of the bare route and the measured load per row. */
-const SLICES = Number(Deno.env.get("MEASURE_SLICES") ?? 4);
+const SLICES = Number(Deno.env.get("MEASURE_SLICES") ?? 6);
 const WARMUP = Number(Deno.env.get("MEASURE_WARMUP") ?? 2);
 const CONNECTIONS = 32;
 const WRITE_CLIENTS = 16;
