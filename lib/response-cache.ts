@@ -59,6 +59,8 @@ const SEEN_SHARE = 1 / 8;
 
 /** A computation under way, which concurrent misses of its key join. */
 interface Flight {
+  /** The change marker it is computed under. */
+  marker: string;
   answer: Promise<CachedAnswer | null>;
   /** Whether another request joined it (its key is asked for again). */
   joined: boolean;
@@ -106,31 +108,38 @@ export class ResponseCache {
    * `compute` is told so through `keep()` (asked once its answer is made),
    * and need not capture an answer that will not be kept.
    * Concurrent calls with the same key and marker share one computation.
-   * `ttlMs` may lengthen the default lifetime for answers that allow it.
+   * `ttlMs` may lengthen the default lifetime for answers that allow it;
+   * `missed`: the caller has just found nothing under `key` with get().
    */
   async getOrCompute(
     key: string,
     marker: string,
     compute: (keep: () => boolean) => Promise<CachedAnswer | null>,
     ttlMs = this.#options.ttlMs,
+    missed = false,
   ): Promise<CachedAnswer | null> {
-    const cached = this.get(key, marker);
-    if (cached) return cached;
+    if (!missed) {
+      const cached = this.get(key, marker);
+      if (cached) return cached;
+    }
     const now = this.#options.clock.now().getTime();
-    const flightKey = `${marker}\n${key}`;
-    const running = this.#inFlight.get(flightKey);
-    if (running) {
+    const running = this.#inFlight.get(key);
+    if (running?.marker === marker) {
       running.joined = true;
       // A shared answer that was not cacheable (an error, say) is not shared.
       return await running.answer ?? await compute(() => true);
     }
     const admitted = this.#admit(key, now, ttlMs);
-    const flight: Flight = { answer: Promise.resolve(null), joined: false };
+    const flight: Flight = {
+      marker,
+      answer: Promise.resolve(null),
+      joined: false,
+    };
     // Asked for before, or by another request while it is computed: kept.
     const keep = () => admitted || flight.joined;
     const answer = compute(keep);
     flight.answer = answer.catch(() => null);
-    this.#inFlight.set(flightKey, flight);
+    this.#inFlight.set(key, flight);
     try {
       const result = await answer;
       if (result && keep()) {
@@ -138,7 +147,8 @@ export class ResponseCache {
       }
       return result;
     } finally {
-      this.#inFlight.delete(flightKey);
+      // A computation under a newer marker may have taken the key meanwhile.
+      if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
     }
   }
 

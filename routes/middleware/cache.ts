@@ -179,22 +179,33 @@ export function publicReadCache(
       ? { key: `${target}\n${accept}\n${pageVariant(request)}`, store, rule }
       : { key: `${target}\n${accept}`, store, rule };
   };
-  /** What hit() found of a request, for the middleware on a miss. */
-  const foundBy = new WeakMap<Request, ReturnType<typeof keyOf>>();
+  /**
+   * What hit() found of a request, for the middleware on a miss: its key,
+   * and the marker under which the cache had nothing for it.
+   */
+  const foundBy = new WeakMap<
+    Request,
+    { found: ReturnType<typeof keyOf>; missedUnder: string | null }
+  >();
   return {
     hit(request) {
       const found = keyOf(request);
-      foundBy.set(request, found);
-      if (found === null) return null;
+      if (found === null) {
+        foundBy.set(request, { found, missedUnder: null });
+        return null;
+      }
       const marker = deps.database.changeMarker();
       if (marker === null) return null;
       const answer = found.store.get(found.key, marker);
-      return answer ? replay(answer, request) : null;
+      if (answer) return replay(answer, request);
+      foundBy.set(request, { found, missedUnder: marker });
+      return null;
     },
     middleware: async (c, next) => {
       // Worked out once per request: by hit() before the router, when it ran.
       const raw = c.req.raw;
-      const found = foundBy.has(raw) ? foundBy.get(raw) ?? null : keyOf(raw);
+      const before = foundBy.get(raw);
+      const found = before ? before.found : keyOf(raw);
       if (found === null) return await next();
       const { key, store, rule } = found;
       const marker = deps.database.changeMarker();
@@ -203,13 +214,19 @@ export function publicReadCache(
       const ttl = deps.database.embedded && rule.embeddedTtlMs !== undefined
         ? Math.max(deps.config.publicCacheMs, rule.embeddedTtlMs)
         : deps.config.publicCacheMs;
-      const answer = await store.getOrCompute(key, marker, async (keep) => {
-        ran = true;
-        await next();
-        // Conditional requests may answer 304: nothing to keep, the handler
-        // answered. An answer the cache will not keep is not copied.
-        return keep() ? await capture(c.res) : null;
-      }, ttl);
+      const answer = await store.getOrCompute(
+        key,
+        marker,
+        async (keep) => {
+          ran = true;
+          await next();
+          // Conditional requests may answer 304: nothing to keep, the handler
+          // answered. An answer the cache will not keep is not copied.
+          return keep() ? await capture(c.res) : null;
+        },
+        ttl,
+        before?.missedUnder === marker,
+      );
       if (ran) return;
       if (answer) return c.res = replay(answer, c.req.raw);
     },
