@@ -106,7 +106,10 @@ async function serve(config: Config): Promise<void> {
       hasher,
       systemClock,
       log,
-      { manualQueue: cron !== null, egress },
+      // A write's publication (signing, serialising, queueing the deliveries)
+      // is the queue's, right after the response, on every database: the
+      // request pays only for the queue row in its own batch.
+      { manualQueue: cron !== null, deferPublication: true, egress },
       // SMTP needs Node's sockets: built here only, never in routes/ or lib/.
       config.mail?.smtpUrl
         ? createSmtpMailTransport(config.mail.smtpUrl)

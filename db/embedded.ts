@@ -56,6 +56,12 @@ export const BUSY_TIMEOUT_MS = 1000;
 export interface EmbeddedOptions {
   /** Prepared statements kept (least recently used ones are dropped). */
   statementCacheSize?: number;
+  /**
+   * Whether write batches that arrive together share one commit (see
+   * `EmbeddedClient`); by default for files, never for `:memory:` (which has
+   * no commit to wait for).
+   */
+  groupCommit?: boolean;
   /** Milliseconds to wait for another connection's lock. */
   busyTimeoutMs?: number;
 }
@@ -103,9 +109,31 @@ function beginFor(mode: TransactionMode): string {
   );
 }
 
+/** A write batch waiting for its group's commit. */
+interface PendingBatch {
+  stmts: BatchStatement[];
+  resolve(results: ResultSet[]): void;
+  reject(error: unknown): void;
+}
+
+/** Whether every statement of a batch only reads (it then needs no commit). */
+function readsOnly(stmts: BatchStatement[]): boolean {
+  return stmts.every((stmt) => /^\s*select\b/i.test(normalize(stmt).sql));
+}
+
 /**
  * `@libsql/client`'s `Client` for one embedded database over one
  * `node:sqlite` connection.
+ *
+ * Group commit (files): a commit waits for the disk (`synchronous = FULL`,
+ * an fsync of the log), and the wait blocks the process, since the engine
+ * is synchronous. Write batches of several statements are therefore not run
+ * at once but on the next turn of the event loop, together with those other
+ * requests sent meanwhile, in one transaction: each batch in a savepoint of
+ * its own (a batch that fails is rolled back alone, and only its caller sees
+ * the error), then one COMMIT for all. Each batch is answered once that
+ * commit is on disk, so what is acknowledged is as durable as before, and
+ * nothing reads what a pending batch wrote before it commits.
  *
  * Concurrency: `execute`, `batch`, `migrate` and `executeMultiple` each run to
  * completion synchronously once they start, so they never interleave (a batch
@@ -123,6 +151,9 @@ export class EmbeddedClient implements Client {
   #held: Promise<void> | null = null;
   /** Ends the open interactive transaction's hold (wakes those waiting). */
   #release: () => void = () => {};
+  readonly #groupCommit: boolean;
+  /** Write batches waiting for the next group commit. */
+  #pending: PendingBatch[] = [];
   closed = false;
   readonly protocol = "file";
 
@@ -139,6 +170,7 @@ export class EmbeddedClient implements Client {
       this.#db,
       options.statementCacheSize ?? STATEMENT_CACHE_SIZE,
     );
+    this.#groupCommit = options.groupCommit ?? url !== ":memory:";
   }
 
   /** Waits until no interactive transaction holds the connection. */
@@ -246,7 +278,85 @@ export class EmbeddedClient implements Client {
         throw toBatchError(error, 0);
       }
     }
+    if (this.#groupCommit && mode !== "read" && !readsOnly(stmts)) {
+      return await new Promise<ResultSet[]>((resolve, reject) => {
+        if (this.#pending.length === 0) setTimeout(() => this.#commitGroup());
+        this.#pending.push({ stmts, resolve, reject });
+      });
+    }
     return this.#atomic(stmts, begin);
+  }
+
+  /** Runs the pending write batches in one transaction (see the class). */
+  async #commitGroup(): Promise<void> {
+    try {
+      await this.#idle();
+    } catch (error) {
+      // Closed meanwhile.
+      for (const batch of this.#pending.splice(0)) batch.reject(error);
+      return;
+    }
+    const group = this.#pending.splice(0);
+    if (group.length === 1) {
+      const [batch] = group;
+      try {
+        batch.resolve(this.#atomic(batch.stmts, "BEGIN IMMEDIATE"));
+      } catch (error) {
+        batch.reject(error);
+      }
+      return;
+    }
+    const done: { batch: PendingBatch; results: Result[] }[] = [];
+    try {
+      this.run("BEGIN IMMEDIATE");
+    } catch (error) {
+      for (const batch of group) batch.reject(error);
+      return;
+    }
+    let next = 0;
+    try {
+      for (; next < group.length; next++) {
+        const results = this.#inSavepoint(group[next]);
+        if (results) done.push({ batch: group[next], results });
+      }
+      this.run("COMMIT");
+    } catch (error) {
+      // The transaction itself failed (the disk is full, say): none of it
+      // is written, and every batch not already refused hears so.
+      if (this.#db.isTransaction) this.run("ROLLBACK");
+      for (const { batch } of done) batch.reject(error);
+      for (const batch of group.slice(next + 1)) batch.reject(error);
+      return;
+    }
+    for (const { batch, results } of done) batch.resolve(results);
+  }
+
+  /**
+   * Runs one batch of a group in a savepoint: its results, or null when it
+   * failed (then rolled back alone and refused). Throws when the failure
+   * ended the whole transaction.
+   */
+  #inSavepoint(batch: PendingBatch): Result[] | null {
+    this.run("SAVEPOINT quando_batch");
+    const results: Result[] = [];
+    for (let i = 0; i < batch.stmts.length; i++) {
+      try {
+        results.push(this.run(normalize(batch.stmts[i])));
+      } catch (error) {
+        const refused = toBatchError(error, i);
+        // A failure such as SQLITE_FULL can end the transaction by itself.
+        if (!this.#db.isTransaction) {
+          batch.reject(refused);
+          throw refused;
+        }
+        this.run("ROLLBACK TO quando_batch");
+        this.run("RELEASE quando_batch");
+        batch.reject(refused);
+        return null;
+      }
+    }
+    this.run("RELEASE quando_batch");
+    return results;
   }
 
   /** Runs migration statements atomically with foreign keys off, as `@libsql/client` does. */

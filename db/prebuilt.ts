@@ -8,7 +8,7 @@
  * then the same every time, which also lets the engine reuse its prepared
  * statement.
  */
-import { fillPlaceholders, sql } from "drizzle-orm";
+import { is, Param, Placeholder as DrizzlePlaceholder, sql } from "drizzle-orm";
 import type { BatchItem, BatchRead } from "./batch.ts";
 import type { Db } from "./client.ts";
 
@@ -23,12 +23,59 @@ interface PreparedQuery {
   mapResult(response: unknown, isFromBatch?: boolean): unknown;
 }
 
-/** A query builder that can be prepared (selects, inserts... of Drizzle). */
-export interface Preparable {
-  prepare(): unknown;
+/**
+ * A query builder that can be prepared (selects, inserts... of Drizzle), or
+ * a raw statement (`db.run(sql...)`), which is its own prepared query.
+ */
+export type Preparable = { prepare(): unknown } | { _prepare(): unknown };
+
+/**
+ * Where each parameter of a statement built once comes from: a placeholder
+ * (its value as given, or through its column's encoder) or the statement.
+ */
+/** A column's encoder of values for the driver. */
+interface Encoder {
+  mapToDriverValue(value: unknown): unknown;
 }
 
-const builtByDb = new WeakMap<Db, Map<string, PreparedQuery[]>>();
+type Slot = { name: string; encoder?: Encoder } | { value: unknown };
+
+interface Built {
+  query: PreparedQuery;
+  sql: string;
+  slots: Slot[];
+}
+
+const builtByDb = new WeakMap<Db, Map<string, Built[]>>();
+
+/** The SQL and parameter slots of a prepared query, worked out once. */
+function built(query: PreparedQuery): Built {
+  const { sql, params } = query.getQuery();
+  const slots = params.map((p): Slot => {
+    if (is(p, DrizzlePlaceholder)) return { name: p.name };
+    if (is(p, Param) && is(p.value, DrizzlePlaceholder)) {
+      return { name: p.value.name, encoder: p.encoder as Encoder };
+    }
+    return { value: p };
+  });
+  return { query, sql, slots };
+}
+
+/** The parameters of a statement built once, with `values` in its placeholders. */
+function fill(slots: Slot[], values: Record<string, unknown>): unknown[] {
+  return slots.map((slot) => {
+    if ("value" in slot) return slot.value;
+    if (!(slot.name in values)) {
+      throw new Error(`No value for placeholder "${slot.name}" was provided`);
+    }
+    const value = values[slot.name];
+    // As Drizzle binds a value it is given: null is NULL (a JSON column's
+    // encoder would write the text "null").
+    return slot.encoder && value !== null && value !== undefined
+      ? slot.encoder.mapToDriverValue(value)
+      : value ?? null;
+  });
+}
 
 /**
  * The statements `build` makes, built once per database and `key` (name
@@ -41,16 +88,21 @@ export function prebuiltStatements(
   build: () => Preparable[],
   values: Record<string, unknown>,
 ): BatchItem[] {
-  let built = builtByDb.get(db);
-  if (!built) builtByDb.set(db, built = new Map());
-  let prepared = built.get(key);
+  let byKey = builtByDb.get(db);
+  if (!byKey) builtByDb.set(db, byKey = new Map());
+  let prepared = byKey.get(key);
   if (!prepared) {
-    prepared = build().map((query) => query.prepare() as PreparedQuery);
-    built.set(key, prepared);
+    prepared = build().map((query) =>
+      built(
+        ("prepare" in query
+          ? query.prepare()
+          : query._prepare()) as PreparedQuery,
+      )
+    );
+    byKey.set(key, prepared);
   }
-  return prepared.map((query) => {
-    const { sql, params } = query.getQuery();
-    const filled = fillPlaceholders(params, values);
+  return prepared.map(({ query, sql, slots }) => {
+    const filled = fill(slots, values);
     // What Drizzle's batch asks of an item: a prepared query to take the SQL
     // from, and that maps the result as the builder's would.
     const item = {

@@ -4,6 +4,12 @@
  * it was computed under and for at most `ttlMs`, because listings depend on
  * "now" as well as on the data. Concurrent misses of one key share a single
  * computation, so a burst of readers costs one query.
+ *
+ * Admission: an answer is kept only when its key is asked for a second time
+ * within the lifetime (a first miss leaves only the key, in a small bounded
+ * list of keys seen once). A crawl over many distinct pages, each asked for
+ * once, then costs no more than with the cache off, and does not push out
+ * what is asked for again and again.
  */
 import type { Clock } from "./clock.ts";
 
@@ -17,6 +23,8 @@ export interface CachedAnswer {
    * reclaim (bytes would be copied into a new buffer per Response).
    */
   body: string;
+  /** Whether it has an ETag or Last-Modified (conditional requests may match). */
+  validators: boolean;
 }
 
 interface Entry {
@@ -41,9 +49,29 @@ export interface ResponseCacheOptions {
  */
 const ENTRY_OVERHEAD_BYTES = 256;
 
+/**
+ * Keys asked for once, kept to admit them on the next miss: a share of the
+ * cache's budget (keys count twice their length, plus this much each).
+ */
+const SEEN_OVERHEAD_BYTES = 64;
+/** The share of `maxBytes` the keys seen once may take. */
+const SEEN_SHARE = 1 / 8;
+
+/** A computation under way, which concurrent misses of its key join. */
+interface Flight {
+  /** The change marker it is computed under. */
+  marker: string;
+  answer: Promise<CachedAnswer | null>;
+  /** Whether another request joined it (its key is asked for again). */
+  joined: boolean;
+}
+
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
-  readonly #inFlight = new Map<string, Promise<CachedAnswer | null>>();
+  /** Keys missed once, with when (ms); oldest first. */
+  readonly #seen = new Map<string, number>();
+  #seenBytes = 0;
+  readonly #inFlight = new Map<string, Flight>();
   readonly #options: ResponseCacheOptions;
   #bytes = 0;
 
@@ -56,12 +84,6 @@ export class ResponseCache {
     return this.#options.ttlMs > 0;
   }
 
-  /**
-   * The cached answer for `key` under `marker`, or the result of `compute`
-   * (stored when it returns an answer; null means "not cacheable").
-   * Concurrent calls with the same key and marker share one computation.
-   * `ttlMs` may lengthen the default lifetime for answers that allow it.
-   */
   /** The answer cached for `key` under `marker`, if still fresh (no computing). */
   get(key: string, marker: string): CachedAnswer | null {
     const entry = this.#entries.get(key);
@@ -73,33 +95,93 @@ export class ResponseCache {
       this.#entries.set(key, entry);
       return entry.answer;
     }
+    // Outdated, but asked for again: its next answer is kept at once.
     this.#remove(key, entry);
+    this.#remember(key, this.#options.clock.now().getTime());
     return null;
   }
 
+  /**
+   * The cached answer for `key` under `marker`, or the result of `compute`
+   * (null means "not cacheable"). It is stored when the key was asked for
+   * before within the lifetime, or by a concurrent request meanwhile:
+   * `compute` is told so through `keep()` (asked once its answer is made),
+   * and need not capture an answer that will not be kept.
+   * Concurrent calls with the same key and marker share one computation.
+   * `ttlMs` may lengthen the default lifetime for answers that allow it;
+   * `missed`: the caller has just found nothing under `key` with get().
+   */
   async getOrCompute(
     key: string,
     marker: string,
-    compute: () => Promise<CachedAnswer | null>,
+    compute: (keep: () => boolean) => Promise<CachedAnswer | null>,
     ttlMs = this.#options.ttlMs,
+    missed = false,
   ): Promise<CachedAnswer | null> {
-    const cached = this.get(key, marker);
-    if (cached) return cached;
-    const now = this.#options.clock.now().getTime();
-    const flightKey = `${marker}\n${key}`;
-    const running = this.#inFlight.get(flightKey);
-    if (running) {
-      // A shared answer that was not cacheable (an error, say) is not shared.
-      return await running ?? await compute();
+    if (!missed) {
+      const cached = this.get(key, marker);
+      if (cached) return cached;
     }
-    const flight = compute();
-    this.#inFlight.set(flightKey, flight.catch(() => null));
+    const now = this.#options.clock.now().getTime();
+    const running = this.#inFlight.get(key);
+    if (running?.marker === marker) {
+      running.joined = true;
+      // A shared answer that was not cacheable (an error, say) is not shared.
+      return await running.answer ?? await compute(() => true);
+    }
+    const admitted = this.#admit(key, now, ttlMs);
+    const flight: Flight = {
+      marker,
+      answer: Promise.resolve(null),
+      joined: false,
+    };
+    // Asked for before, or by another request while it is computed: kept.
+    const keep = () => admitted || flight.joined;
+    const answer = compute(keep);
+    flight.answer = answer.catch(() => null);
+    this.#inFlight.set(key, flight);
     try {
-      const answer = await flight;
-      if (answer) this.#store(key, { answer, marker, storedAt: now, ttlMs });
-      return answer;
+      const result = await answer;
+      if (result && keep()) {
+        this.#store(key, { answer: result, marker, storedAt: now, ttlMs });
+      }
+      return result;
     } finally {
-      this.#inFlight.delete(flightKey);
+      // A computation under a newer marker may have taken the key meanwhile.
+      if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
+    }
+  }
+
+  /**
+   * Whether `key`'s answer may be kept: it was missed before within `ttlMs`.
+   * Otherwise the key is remembered (the oldest forgotten past the budget).
+   */
+  #admit(key: string, now: number, ttlMs: number): boolean {
+    const seenAt = this.#seen.get(key);
+    if (seenAt !== undefined) {
+      this.#forget(key);
+      const age = now - seenAt;
+      if (age >= 0 && age < ttlMs) return true;
+    }
+    this.#remember(key, now);
+    return false;
+  }
+
+  /** Notes `key` as asked for at `now` (the oldest forgotten past the budget). */
+  #remember(key: string, now: number) {
+    this.#forget(key);
+    this.#seen.set(key, now);
+    this.#seenBytes += key.length * 2 + SEEN_OVERHEAD_BYTES;
+    const budget = this.#options.maxBytes * SEEN_SHARE;
+    for (const k of this.#seen.keys()) {
+      if (this.#seenBytes <= budget) break;
+      this.#forget(k);
+    }
+  }
+
+  #forget(key: string) {
+    if (this.#seen.delete(key)) {
+      this.#seenBytes -= key.length * 2 + SEEN_OVERHEAD_BYTES;
     }
   }
 

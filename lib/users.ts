@@ -2,6 +2,8 @@
 import { and, asc, count, desc, eq, inArray, ne, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
+import type { BatchItem } from "../db/batch.ts";
+import { prebuiltStatements } from "../db/prebuilt.ts";
 import { type UserRole, users } from "../db/schema.ts";
 import type { Clock } from "./clock.ts";
 import type { PasswordHasher } from "./auth/password.ts";
@@ -111,12 +113,22 @@ export async function createUser(
   }
 }
 
+/** A user by id (every authenticated request reads one: built once). */
 export async function findUserById(
   db: Db,
   id: number,
 ): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(eq(users.id, id));
-  return row;
+  const [rows] = await db.batch(
+    prebuiltStatements(
+      db,
+      "userById",
+      () => [
+        db.select().from(users).where(eq(users.id, sql.placeholder("id"))),
+      ],
+      { id },
+    ) as [BatchItem],
+  ) as unknown as [UserRow[]];
+  return rows[0];
 }
 
 /** The users of some ids (any order; unknown ids are left out). */

@@ -41,13 +41,22 @@ async function getJson(ctx: TestContext, path: string, token?: string) {
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
+/**
+ * Asks for `path` twice: the cache admits an answer on its second request
+ * within the lifetime, so the next one is a hit. Returns the second answer.
+ */
+async function warm(ctx: TestContext, path: string) {
+  await getJson(ctx, path);
+  return await getJson(ctx, path);
+}
+
 Deno.test("a repeated anonymous GET is answered from memory; a write ends it at once", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "admin");
   const event = await createEvent(ctx, token);
   const path = `/api/events/${event.id}`;
 
-  const first = await getJson(ctx, path);
+  const first = await warm(ctx, path);
   assert.equal(first.status, 200);
   let second!: Awaited<ReturnType<typeof getJson>>;
   const statements = await statementsDuring(ctx, async () => {
@@ -127,7 +136,7 @@ Deno.test("listings expire with the clock: the TTL bounds how long 'now' is stal
     start_datetime: NOW + 60,
     end_datetime: NOW + 120,
   });
-  const upcoming = await getJson(ctx, "/api/events/tag/cached");
+  const upcoming = await warm(ctx, "/api/events/tag/cached");
   assert.equal(upcoming.body.events.length, 1);
   // Within the TTL (1 s by default) the same answer.
   assert.equal(
@@ -182,7 +191,7 @@ for (const where of ["in memory", "in a file"]) {
       const { token } = await userWithToken(ctx, "admin");
       const event = await createEvent(ctx, token);
       const path = `/api/events/${event.id}`;
-      const first = await getJson(ctx, path);
+      const first = await warm(ctx, path);
       assert.equal(first.status, 200);
 
       const db = ctx.database.db;
@@ -294,6 +303,7 @@ Deno.test("feeds are kept a minute (clients may keep them five), unless a write 
   const ctx = await createTestApp({ env: { DATABASE_URL: ":memory:" } });
   const { token } = await userWithToken(ctx, "admin");
   await createEvent(ctx, token, { title: "Feed one" });
+  await (await call(ctx, "GET", "/feed/rss")).text();
   assert.match(await (await call(ctx, "GET", "/feed/rss")).text(), /Feed one/);
   ctx.clock.advance(30_000);
   assert.equal(
@@ -320,6 +330,7 @@ Deno.test("the cache cannot be filled by distinct keys: long URLs and Accept hea
   const twice = async (path: string, accept: string) => {
     const get = () => ctx.app.request(path, { headers: { accept } });
     await (await get()).text();
+    await (await get()).text();
     return await statementsDuring(ctx, async () => {
       await (await get()).text();
     });
@@ -340,15 +351,87 @@ Deno.test("the cache cannot be filled by distinct keys: long URLs and Accept hea
     clock: new FixedClock("2026-06-01T12:00:00Z"),
   });
   for (let i = 0; i < 2_000; i++) {
-    await cache.getOrCompute(
-      `key-${i}-${"k".repeat(200)}`,
-      "m",
-      () => Promise.resolve({ status: 200, headers: [], body: "" }),
-    );
+    for (let twice = 0; twice < 2; twice++) {
+      await cache.getOrCompute(
+        `key-${i}-${"k".repeat(200)}`,
+        "m",
+        () =>
+          Promise.resolve({
+            status: 200,
+            headers: [],
+            body: "",
+            validators: false,
+          }),
+      );
+    }
   }
   let kept = 0;
   for (let i = 0; i < 2_000; i++) {
     if (cache.get(`key-${i}-${"k".repeat(200)}`, "m")) kept++;
   }
   assert.ok(kept > 0 && kept < 200, `kept ${kept} of 2,000 empty answers`);
+});
+
+Deno.test("an answer is kept on its second request within the lifetime: a crawl over distinct events keeps nothing", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  const ids: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    ids.push((await createEvent(ctx, token, { title: `Crawled ${i}` })).id);
+  }
+  const read = (id: number) =>
+    statementsDuring(ctx, async () => {
+      assert.equal((await getJson(ctx, `/api/events/${id}`)).status, 200);
+    });
+  // Asked for once: computed, not kept; the second request is computed
+  // again and kept; the third is a hit.
+  assert.ok(await read(ids[0]) > 0);
+  assert.ok(await read(ids[0]) > 0, "a first request's answer is not kept");
+  assert.equal(await read(ids[0]), 0);
+  // Once the lifetime (1 s) is over, a request is a first one again.
+  await read(ids[1]);
+  ctx.clock.advance(1_500);
+  assert.ok(await read(ids[1]) > 0);
+  assert.ok(await read(ids[1]) > 0, "seen too long ago to be admitted");
+  assert.equal(await read(ids[1]), 0);
+  ctx.close();
+
+  // A crawl: 2,000 distinct keys, each asked for once, keep no answer.
+  const cache = new ResponseCache({
+    ttlMs: 60_000,
+    maxBytes: 64 * 1024,
+    clock: new FixedClock("2026-06-01T12:00:00Z"),
+  });
+  for (let i = 0; i < 2_000; i++) {
+    await cache.getOrCompute(
+      `crawl-${i}`,
+      "m",
+      () =>
+        Promise.resolve({
+          status: 200,
+          headers: [],
+          body: "x",
+          validators: false,
+        }),
+    );
+  }
+  let kept = 0;
+  for (let i = 0; i < 2_000; i++) if (cache.get(`crawl-${i}`, "m")) kept++;
+  assert.equal(kept, 0);
+  // The keys seen once are bounded too (an eighth of the budget): the
+  // oldest are forgotten, the latest admitted on their second request.
+  const again = (key: string) =>
+    cache.getOrCompute(
+      key,
+      "m",
+      () =>
+        Promise.resolve({
+          status: 200,
+          headers: [],
+          body: "x",
+          validators: false,
+        }),
+    ).then(() => cache.get(key, "m") !== null);
+  assert.equal(await again("crawl-0"), false);
+  assert.equal(await again("crawl-1999"), true);
 });

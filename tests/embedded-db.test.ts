@@ -397,3 +397,51 @@ Deno.test("embedded database: constraint errors are still 409s through the API",
     }
   }
 });
+
+Deno.test("write batches sent together share one commit; one that fails is rolled back alone and only its caller hears of it", async () => {
+  await withBoth(async (ours, theirs) => {
+    await ours.execute("create table t (k text primary key, n integer)");
+    await ours.execute("insert into t values ('taken', 0)");
+    let commits = 0;
+    const run = ours.run.bind(ours);
+    ours.run = (stmt, args) => {
+      if (stmt === "COMMIT") commits++;
+      return run(stmt, args);
+    };
+    const write = (k: string) =>
+      ours.batch([
+        { sql: "insert into t values (?, 1)", args: [`${k}-a`] },
+        { sql: "insert into t values (?, 2)", args: [k] },
+        { sql: "select count(*) as n from t where k like ?", args: [`${k}%`] },
+      ]);
+    const settled = await Promise.allSettled(
+      ["one", "two", "taken", "three"].map(write),
+    );
+    assert.equal(commits, 1, "one commit for the four batches");
+    assert.deepEqual(settled.map((s) => s.status), [
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    const refused = (settled[2] as PromiseRejectedResult).reason;
+    assert.ok(isUniqueViolation(refused), String(refused));
+    // Each batch read its own writes.
+    const first = (settled[0] as PromiseFulfilledResult<
+      Awaited<ReturnType<typeof write>>
+    >).value;
+    assert.equal(first[2].rows[0][0], 2);
+    // The failed batch left nothing (its first insert is rolled back too);
+    // the others are on disk, as another connection sees.
+    const rows = await theirs.execute("select k from t order by k");
+    assert.deepEqual(rows.rows.map((r) => r[0]), [
+      "one",
+      "one-a",
+      "taken",
+      "three",
+      "three-a",
+      "two",
+      "two-a",
+    ]);
+  });
+});

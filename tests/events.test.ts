@@ -29,8 +29,9 @@ const FULL_FIELDS: Record<string, string> = {
   is_visible: "boolean",
   online_locations: "array",
   recurrent: "null",
-  ld_signature: "object",
-  ap_object: "object",
+  // What followers were last sent; nobody follows here.
+  ld_signature: "null",
+  ap_object: "null",
   likes: "array",
   boost: "array",
   ap_id: "null",

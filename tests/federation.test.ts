@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { addFollower } from "./support/roundtrips.ts";
-import { apUsers, instances, resources } from "../db/schema.ts";
+import { apUsers, fedifyQueue, instances, resources } from "../db/schema.ts";
 import {
   call,
   countRows,
@@ -427,6 +427,8 @@ Deno.test("event object: the FEP-8a8e Event at /federation/m/{id}", async () => 
 Deno.test("event object: a status change is served; hidden and unknown events 404", async () => {
   const ctx = await createTestApp();
   try {
+    // The stored AP form is what followers were sent: someone follows.
+    await addFollower(ctx, "https://peer.example/inbox");
     const owner = await userWithToken(ctx, "user");
     const created = await createEvent(ctx, owner.token);
     const path = `/federation/m/${created.id}`;
@@ -475,9 +477,36 @@ Deno.test("event page: /event/{slug} asked for as ActivityPub redirects to the o
   }
 });
 
-Deno.test("event: ap_object and ld_signature are stored at creation", async () => {
+Deno.test("event: with no follower nothing is queued, serialised or signed for federation", async () => {
   const ctx = await createTestApp();
   try {
+    const owner = await userWithToken(ctx, "user");
+    const created = await createEvent(ctx, owner.token, { tags: ["Jazz"] });
+    const patched = await call(ctx, "PATCH", `/api/events/${created.id}`, {
+      token: owner.token,
+      json: { status: "EventCancelled" },
+    });
+    assert.equal(patched.status, 200, await patched.text());
+    const res = await call(ctx, "GET", `/api/events/${created.id}`, {
+      token: owner.token,
+    });
+    const event = await res.json();
+    assert.equal(event.ap_object, null);
+    assert.equal(event.ld_signature, null);
+    const queued = await ctx.database.db.select().from(fedifyQueue);
+    assert.deepEqual(queued, []);
+    // The object is still served at its id, made when asked for.
+    const served = await apJson(ctx, `/federation/m/${created.id}`);
+    assert.equal(served.eventStatus, "EventCancelled");
+  } finally {
+    ctx.close();
+  }
+});
+
+Deno.test("event: ap_object and ld_signature are stored at creation when someone follows", async () => {
+  const ctx = await createTestApp();
+  try {
+    await addFollower(ctx, "https://peer.example/inbox");
     const owner = await userWithToken(ctx, "user");
     const created = await createEvent(ctx, owner.token, { tags: ["Jazz"] });
     const res = await call(ctx, "GET", `/api/events/${created.id}`, {

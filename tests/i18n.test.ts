@@ -741,7 +741,9 @@ Deno.test("the public-read cache keeps each language's page apart: one URL, two 
             ? page.h1 === translator(lang)("public.home.heading")
             : page.$$("nav.languages a[aria-current]").map(text)[0] ===
               LANGUAGE_NAMES[lang];
-        for (let round = 0; round < 2; round++) {
+        // Each language's page is kept on its second request, so the third
+        // round is answered from memory.
+        for (let round = 0; round < 3; round++) {
           for (const lang of order) {
             let page: Page | undefined;
             const statements = await statementsDuring(ctx, async () => {
@@ -753,8 +755,8 @@ Deno.test("the public-read cache keeps each language's page apart: one URL, two 
             assert.equal(page!.lang, lang, `${path} ${order} round ${round}`);
             assert.ok(heading(lang, page!), `${path} in ${lang}`);
             assertOneLanguage(page!, lang, `${path} (cache, ${order})`);
-            // The second round is answered from memory: the cache holds both.
-            if (round === 1) assert.equal(statements, 0, `${path} ${lang}`);
+            // The third round is answered from memory: the cache holds both.
+            if (round === 2) assert.equal(statements, 0, `${path} ${lang}`);
           }
         }
       }

@@ -4,7 +4,7 @@
  * change, the answer, the publication it queued), and its batch, which runs
  * the write's statements and then, in the same batch, the reads after them.
  */
-import { inArray, or, type SQL, sql } from "drizzle-orm";
+import { or, type SQL, sql } from "drizzle-orm";
 import {
   allReads,
   type BatchItem,
@@ -16,6 +16,7 @@ import { events, type MediaItem } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Settings } from "../settings.ts";
 import type { EventRow } from "./serialize.ts";
+import { prebuiltForEvent } from "./refs.ts";
 import { eventBySlug, nameByIdStatement } from "./statements.ts";
 
 /** What an event write needs. */
@@ -91,16 +92,28 @@ export function familyQuery(
   ref: SQL | number,
   alsoIds: number[] = [],
 ): BatchRead<EventRow[]> {
+  // Built once per number of other ids (lib/events/refs.ts).
+  const names = alsoIds.map((_, i) => `also${i}`);
   return {
-    statements: [
-      db.select().from(events).where(
-        or(
-          sql`${events.id} = ${ref}`,
-          sql`${events.parentId} = ${ref}`,
-          alsoIds.length ? inArray(events.id, alsoIds) : undefined,
+    statements: prebuiltForEvent(
+      db,
+      `family:${alsoIds.length}`,
+      ref,
+      (ref, value) => [
+        db.select().from(events).where(
+          or(
+            sql`${events.id} = ${ref}`,
+            sql`${events.parentId} = ${ref}`,
+            names.length
+              ? sql`${events.id} in (${
+                sql.join(names.map((name) => sql`${value(name)}`), sql`, `)
+              })`
+              : undefined,
+          ),
         ),
-      ),
-    ],
+      ],
+      Object.fromEntries(names.map((name, i) => [name, alsoIds[i]])),
+    ),
     read: (results) => results[0] as EventRow[],
   };
 }

@@ -6,6 +6,7 @@
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem, BatchRead } from "../../db/batch.ts";
 import type { Db } from "../../db/client.ts";
+import { prebuiltStatements } from "../../db/prebuilt.ts";
 import {
   events,
   type EventStatus,
@@ -81,13 +82,19 @@ export function lookupQuery(
       ),
     );
   } else if (input.place_name !== undefined) {
+    // Built once (db/prebuilt.ts).
     statements.push(
-      db.select({ id: places.id }).from(places).where(
-        and(
-          eq(places.name, input.place_name.trim()),
-          eq(places.address, (input.place_address ?? "").trim()),
+      ...prebuiltStatements(db, "placeByName", () => [
+        db.select({ id: places.id }).from(places).where(
+          and(
+            eq(places.name, sql.placeholder("name")),
+            eq(places.address, sql.placeholder("address")),
+          ),
         ),
-      ),
+      ], {
+        name: input.place_name.trim(),
+        address: (input.place_address ?? "").trim(),
+      }),
     );
   }
   const withPlace = statements.length > placeAt;

@@ -13,7 +13,8 @@ import {
   users,
 } from "../../db/schema.ts";
 import { type BatchRead, runRead } from "../../db/batch.ts";
-import { type Placeholder, prebuiltStatements } from "../../db/prebuilt.ts";
+import type { Placeholder } from "../../db/prebuilt.ts";
+import { prebuiltForEvent } from "./refs.ts";
 import { decodeRowObject, rowObject } from "../row-objects.ts";
 import type { UserRow } from "../users.ts";
 import { canSeeEvent, isModerator } from "./access.ts";
@@ -361,23 +362,23 @@ export function eventFullQuery(
     signedIn: viewer !== null,
     justCreated: options.justCreated ?? false,
   };
-  // By id, the usual case, the statement is built once (db/prebuilt.ts).
-  const statements = typeof ref === "number"
-    ? prebuiltStatements(
-      db,
-      `eventFull:${shape.moderator}:${shape.signedIn}:${shape.justCreated}`,
-      () => [
-        eventFullStatement(
-          db,
-          sql.placeholder("ref"),
-          sql.placeholder("viewer"),
-          sql.placeholder("now"),
-          shape,
-        ),
-      ],
-      { ref, viewer: viewer?.id ?? null, now },
-    )
-    : [eventFullStatement(db, ref, viewer?.id ?? null, now, shape)];
+  // By id or by the slug a creation inserts, the statement is built once
+  // (lib/events/refs.ts).
+  const statements = prebuiltForEvent(
+    db,
+    `eventFull:${shape.moderator}:${shape.signedIn}:${shape.justCreated}`,
+    ref,
+    (ref, value) => [
+      eventFullStatement(
+        db,
+        ref,
+        value("viewer") as Value,
+        value("now") as Value,
+        shape,
+      ),
+    ],
+    { viewer: viewer?.id ?? null, now },
+  );
   return {
     statements,
     read(results) {

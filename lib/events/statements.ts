@@ -9,6 +9,8 @@ import type { Db } from "../../db/client.ts";
 import { events, eventTags, places, tags } from "../../db/schema.ts";
 import { isUniqueViolation } from "../errors.ts";
 import { refreshStaleSearchRows } from "../search.ts";
+import { prebuiltStatements, type Preparable } from "../../db/prebuilt.ts";
+import { prebuiltForEvent } from "./refs.ts";
 
 /** iCalendar SEQUENCE: every change of an existing event counts one more revision. */
 export const nextSequence = sql`${events.sequence} + 1`;
@@ -40,16 +42,23 @@ export function placeIdSql(ref: PlaceRef): SQL | number | null {
 /** Statements that create a named place when it does not exist yet. */
 export function placeStatements(db: Db, ref: PlaceRef, now: Date): BatchItem[] {
   if (ref.kind !== "named" || ref.existingId !== undefined) return [];
-  return [
+  // Built once (db/prebuilt.ts).
+  return prebuiltStatements(db, "placeInsert", () => [
     db.insert(places).values({
-      name: ref.name,
-      address: ref.address,
-      latitude: ref.latitude,
-      longitude: ref.longitude,
-      createdAt: now,
-      updatedAt: now,
+      name: sql.placeholder("name"),
+      address: sql.placeholder("address"),
+      latitude: sql.placeholder("latitude"),
+      longitude: sql.placeholder("longitude"),
+      createdAt: sql.placeholder("now"),
+      updatedAt: sql.placeholder("now"),
     }).onConflictDoNothing(),
-  ];
+  ], {
+    name: ref.name,
+    address: ref.address,
+    latitude: ref.latitude,
+    longitude: ref.longitude,
+    now,
+  });
 }
 
 /** Statements that give `eventRef` exactly these tags (creating missing tags). */
@@ -59,26 +68,49 @@ export function tagStatements(
   list: { tag: string; normalizedTag: string }[],
   replace: boolean,
 ): BatchItem[] {
-  const out: BatchItem[] = [];
-  if (replace) {
-    out.push(
-      db.delete(eventTags).where(sql`${eventTags.eventId} = ${eventRef}`),
-    );
-  }
-  if (list.length > 0) {
-    out.push(db.insert(tags).values(list).onConflictDoNothing());
-    out.push(db.run(sql`
-    insert into ${eventTags} (${sql.identifier("eventId")}, ${
-      sql.identifier("tagId")
-    })
-    select ${eventRef}, ${tags.id} from ${tags}
-    where ${inArray(tags.normalizedTag, list.map((t) => t.normalizedTag))}
-    on conflict do nothing`));
-  }
-  // The search index takes the new tags here, once per event rather than
-  // once per tag: see refreshStaleSearchRows.
-  if (out.length > 0) out.push(refreshStaleSearchRows(db));
-  return out;
+  if (!replace && list.length === 0) return [];
+  // Built once per number of tags (lib/events/refs.ts).
+  const values: Record<string, unknown> = {};
+  list.forEach((t, i) => {
+    values[`tag${i}`] = t.tag;
+    values[`normalized${i}`] = t.normalizedTag;
+  });
+  return prebuiltForEvent(
+    db,
+    `tags:${replace}:${list.length}`,
+    eventRef,
+    (ref, value) => {
+      const out: Preparable[] = [];
+      if (replace) {
+        out.push(
+          db.delete(eventTags).where(sql`${eventTags.eventId} = ${ref}`),
+        );
+      }
+      if (list.length > 0) {
+        const normalized = list.map((_, i) => value(`normalized${i}`));
+        out.push(
+          db.insert(tags).values(list.map((_, i) => ({
+            tag: value(`tag${i}`) as string,
+            normalizedTag: normalized[i] as string,
+          }))).onConflictDoNothing(),
+        );
+        out.push(db.run(sql`
+        insert into ${eventTags} (${sql.identifier("eventId")}, ${
+          sql.identifier("tagId")
+        })
+        select ${ref}, ${tags.id} from ${tags}
+        where ${tags.normalizedTag} in (${
+          sql.join(normalized.map((n) => sql`${n}`), sql`, `)
+        })
+        on conflict do nothing`) as unknown as Preparable);
+      }
+      // The search index takes the new tags here, once per event rather
+      // than once per tag: see refreshStaleSearchRows.
+      out.push(refreshStaleSearchRows(db));
+      return out;
+    },
+    values,
+  );
 }
 
 /** Drops tags among `tagIds` that no event uses any more. */
@@ -115,14 +147,26 @@ export function takenSlugsQuery(
   candidates: string[],
   prefix?: string | SQL,
 ): BatchRead<Set<string>> {
+  const byPrefix = (prefix: unknown) =>
+    db.select({ slug: events.slug }).from(events).where(
+      sql`${events.slug} = ${prefix} or (${events.slug} >= ${prefix} || '-' and ${events.slug} < ${prefix} || '.')`,
+    );
   return {
-    statements: [
-      db.select({ slug: events.slug }).from(events).where(
+    // A title's prefix, the usual case, is built once (db/prebuilt.ts).
+    statements: typeof prefix === "string"
+      ? prebuiltStatements(
+        db,
+        "takenSlugs",
+        () => [byPrefix(sql.placeholder("prefix"))],
+        { prefix },
+      )
+      : [
         prefix !== undefined
-          ? sql`${events.slug} = ${prefix} or (${events.slug} >= ${prefix} || '-' and ${events.slug} < ${prefix} || '.')`
-          : inArray(events.slug, candidates.length ? candidates : [""]),
-      ),
-    ],
+          ? byPrefix(prefix)
+          : db.select({ slug: events.slug }).from(events).where(
+            inArray(events.slug, candidates.length ? candidates : [""]),
+          ),
+      ],
     read(results) {
       return new Set((results[0] as { slug: string }[]).map((r) => r.slug));
     },
@@ -142,10 +186,7 @@ export function temporarySlug(): string {
   return `tmp-${crypto.randomUUID()}`;
 }
 
-/** The event whose slug is `slug`, in a statement (one just inserted, whose id is not known yet). */
-export function eventBySlug(slug: string): SQL {
-  return sql`(select ${events.id} from ${events} where ${events.slug} = ${slug})`;
-}
+export { eventBySlug } from "./refs.ts";
 
 /** Names the event holding the temporary slug `slug` `event-<id>`. */
 export function nameByIdStatement(db: Db, slug: string): BatchItem {

@@ -17,8 +17,10 @@ import {
   events,
   eventTags,
   type MediaItem,
+  places,
   type Recurrence,
 } from "../../db/schema.ts";
+import { prebuiltStatements } from "../../db/prebuilt.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError, forbidden, notFound } from "../errors.ts";
 import { localMediaNames, pruneMediaStatement } from "../media/cleanup.ts";
@@ -134,22 +136,7 @@ export async function createEvent<T = undefined>(
     ];
     const eventInsert = statements.length;
     statements.push(
-      db.insert(events).values({
-        title: prepared.title,
-        slug,
-        status: prepared.status,
-        start_datetime: prepared.start,
-        end_datetime: prepared.end,
-        description: prepared.description,
-        is_visible: prepared.is_visible,
-        online_locations: prepared.online_locations,
-        recurrent: prepared.recurrent,
-        media: prepared.media,
-        userId: user?.id ?? null,
-        placeId: placeIdSql(prepared.place),
-        createdAt: now,
-        updatedAt: now,
-      }).returning({ id: events.id }),
+      ...eventInsertStatement(db, prepared, slug, user?.id ?? null, now),
     );
     statements.push(...tagStatements(db, slugRef, prepared.tags ?? [], false));
     if (prepared.recurrent) {
@@ -191,6 +178,68 @@ export async function createEvent<T = undefined>(
     const id = (results[eventInsert] as { id: number }[])[0].id;
     return { id, before: [], after, answer, publication };
   });
+}
+
+/**
+ * The insert of a new event, built once per kind of place (db/prebuilt.ts):
+ * none, one by id, or one named (by name and address, created in the same
+ * batch when new).
+ */
+function eventInsertStatement(
+  db: Db,
+  p: Prepared,
+  slug: string,
+  userId: number | null,
+  now: Date,
+): BatchItem[] {
+  const place = p.place;
+  const named = place.kind === "named" && place.existingId === undefined;
+  return prebuiltStatements(
+    db,
+    `eventInsert:${named ? "named" : "value"}`,
+    () => {
+      const value = (name: string) => sql.placeholder(name);
+      return [
+        db.insert(events).values({
+          title: value("title"),
+          slug: value("slug"),
+          status: value("status"),
+          start_datetime: value("start"),
+          end_datetime: value("end"),
+          description: value("description"),
+          is_visible: value("visible"),
+          online_locations: value("online"),
+          recurrent: value("recurrent"),
+          media: value("media"),
+          userId: value("userId"),
+          placeId: named
+            ? sql`(select ${places.id} from ${places} where ${places.name} = ${
+              value("placeName")
+            } and ${places.address} = ${value("placeAddress")})`
+            : value("placeId"),
+          createdAt: value("now"),
+          updatedAt: value("now"),
+        }).returning({ id: events.id }),
+      ];
+    },
+    {
+      title: p.title,
+      slug,
+      status: p.status,
+      start: p.start,
+      end: p.end ?? null,
+      description: p.description,
+      visible: p.is_visible,
+      online: p.online_locations,
+      recurrent: p.recurrent ?? null,
+      media: p.media,
+      userId,
+      placeId: named ? null : placeIdSql(place),
+      placeName: place.kind === "named" ? place.name : null,
+      placeAddress: place.kind === "named" ? place.address : null,
+      now,
+    },
+  );
 }
 
 /** What the occurrences of a series being written copy from it. */

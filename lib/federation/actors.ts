@@ -1,5 +1,5 @@
 /** Storage of remote actors and instances: follow state, trust and blocks. */
-import { and, asc, count, desc, eq, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { apUsers, events, instances, resources } from "../../db/schema.ts";
 import type { Clock } from "../clock.ts";
@@ -327,6 +327,17 @@ function stringAt(value: unknown, ...path: string[]): string | null {
 export function deliverableFollowers(db: Db): Promise<FollowerInbox[]> {
   return runRead(db, deliverableFollowersQuery(db));
 }
+
+/**
+ * An SQL condition true when at least one follower would be delivered to
+ * (the followers deliverableFollowersQuery reads): a write queues its
+ * publication only then, so that nobody's absence costs a signature.
+ */
+export const anyDeliverableFollower: SQL = sql`exists (
+  select 1 from ${apUsers}
+  left join ${instances} on ${instances.domain} = ${apUsers.instanceDomain}
+  where ${apUsers.follower} = 1 and ${apUsers.blocked} = 0
+    and (${instances.blocked} is null or ${instances.blocked} = 0))`;
 
 /** deliverableFollowers as a statement of a batch. */
 export function deliverableFollowersQuery(

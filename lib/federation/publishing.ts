@@ -16,13 +16,14 @@ import { eq, type SQL, sql } from "drizzle-orm";
 import { events, fedifyQueue } from "../../db/schema.ts";
 import type { EventRow } from "../events/serialize.ts";
 import { allReads, type BatchItem, runRead } from "../../db/batch.ts";
+import { prebuiltForEvent } from "../events/refs.ts";
 import type {
   EventChange,
   PublicationWrite,
   QueuedPublication,
 } from "../events/commit.ts";
 import type { Settings } from "../settings.ts";
-import { deliverableFollowersQuery } from "./actors.ts";
+import { anyDeliverableFollower, deliverableFollowersQuery } from "./actors.ts";
 import {
   type FederationEventForms,
   type FederationIdentity,
@@ -174,6 +175,9 @@ export function createPublishing(
         deliverableFollowersQuery(db),
       ),
     );
+    // Nobody to deliver to: nothing is signed or kept (ap_object and
+    // ld_signature are those of the last activity followers were sent).
+    if (followers.length === 0) return await finish([]);
     const objectById = new Map(published.map((e, i) => [e.id, objects[i]]));
     const ctx = federation.createContext(new URL(baseUrl));
     const sender = { identifier: settings.instance_actor };
@@ -213,9 +217,6 @@ export function createPublishing(
             }),
           }).where(eq(events.id, after.id)),
         );
-        // Building the vocabulary objects, signing and queueing for nobody
-        // costs several milliseconds per write.
-        if (followers.length === 0) continue;
         const Kind = was ? Update : Create;
         const published = Temporal.Instant.fromEpochMilliseconds(stamp);
         const { "@context": _context, ...object } = json;
@@ -240,7 +241,6 @@ export function createPublishing(
         });
         continue;
       }
-      if (followers.length === 0) continue;
       const id = eventObjectUrl(baseUrl, before!.id);
       const activityId = `${id}#delete-${stamp}`;
       // Gancio deletes only what it knows was an Event (it answers 500 to
@@ -384,35 +384,58 @@ export function createPublishing(
         const named = typeof ref === "number"
           ? before.find((e) => e.id === ref)
           : undefined;
-        // Bound numbers reach SQLite as reals here: 1 would read "1.0" in
-        // the ordering key and the message.
-        const int = (value: SQL | number) => sql`cast(${value} as integer)`;
-        const rootId = int(named?.parentId ?? ref);
+        const root = named?.parentId ?? null;
         const wasFederated = before.some(isAnnounced);
-        const message = sql`json_object('type', 'quando:publish', 'event', ${
-          int(ref)
-        }, 'before', json(${JSON.stringify(before.map(beforeOf))}), 'stamp', ${
-          int(stamp)
-        })`;
         // The writer publishes at once itself unless deferred.
         const available = stamp +
           (deferPublication ? 0 : PUBLICATION_GRACE_MS);
-        // Queued only when something of the change is (or was) on the
-        // fediverse: a visible local event that is not a series template,
-        // announced (not an occurrence beyond its series' horizon).
-        return {
-          statements: [
-            db.all<{ id: number }>(sql`
+        // Built once per shape (lib/events/refs.ts).
+        const statements = prebuiltForEvent(
+          db,
+          `publication:${wasFederated}:${root !== null}`,
+          ref,
+          (ref, value) => {
+            // Bound numbers reach SQLite as reals here: 1 would read "1.0"
+            // in the ordering key and the message.
+            const int = (v: unknown) => sql`cast(${v} as integer)`;
+            const rootId = int(root !== null ? value("root") : ref);
+            const message =
+              sql`json_object('type', 'quando:publish', 'event', ${
+                int(ref)
+              }, 'before', json(${value("before")}), 'stamp', ${
+                int(value("stamp"))
+              })`;
+            // Queued only when someone follows (nobody else is told: no
+            // signature, no serialising for nobody) and something of the
+            // change is (or was) on the fediverse: a visible local event
+            // that is not a series template, announced (not an occurrence
+            // beyond its series' horizon).
+            return [
+              db.all<{ id: number }>(sql`
               INSERT INTO fedify_queue (message, availableAt, orderingKey, createdAt)
-              SELECT ${message}, ${available}, 'quando:publish:' || ${rootId}, ${stamp}
-              WHERE ${wasFederated ? 1 : 0} OR EXISTS (
+              SELECT ${message}, ${
+                value("available")
+              }, 'quando:publish:' || ${rootId}, ${value("stamp")}
+              WHERE ${anyDeliverableFollower} AND (${
+                sql.raw(wasFederated ? "1" : "0")
+              } OR EXISTS (
                 SELECT 1 FROM ${events}
                 WHERE (${events.id} = ${ref} OR ${events.parentId} = ${ref})
                   AND ${events.is_visible} AND ${events.apUserApId} IS NULL
                   AND ${events.announced}
-                  AND NOT (${events.recurrent} IS NOT NULL AND ${events.parentId} IS NULL))
+                  AND NOT (${events.recurrent} IS NOT NULL AND ${events.parentId} IS NULL)))
               RETURNING id`),
-          ],
+            ];
+          },
+          {
+            root,
+            before: JSON.stringify(before.map(beforeOf)),
+            stamp,
+            available,
+          },
+        );
+        return {
+          statements,
           read(results) {
             const row = (results[0] as { id: number }[])[0];
             return row ? { id: row.id, stamp } : null;

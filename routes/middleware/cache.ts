@@ -42,10 +42,14 @@ async function capture(res: Response): Promise<CachedAnswer | null> {
   if (!TEXTUAL.test(res.headers.get("content-type") ?? "")) return null;
   const cacheControl = res.headers.get("cache-control") ?? "";
   if (/no-store|private/i.test(cacheControl)) return null;
+  const headers = [...res.headers.entries()];
   return {
     status: res.status,
-    headers: [...res.headers.entries()],
+    headers,
     body: await res.clone().text(),
+    validators: headers.some(([name]) =>
+      name === "etag" || name === "last-modified"
+    ),
   };
 }
 
@@ -53,9 +57,15 @@ function replay(
   answer: CachedAnswer,
   request: Request,
 ): Response {
-  // Most hits are unconditional: the stored answer goes out as it is.
-  const ifNoneMatch = request.headers.get("if-none-match");
-  const ifModifiedSince = request.headers.get("if-modified-since");
+  // Most hits are unconditional: the stored answer goes out as it is. An
+  // answer without validators (the API's JSON) cannot be matched by a
+  // conditional request: its request headers are not even read.
+  const ifNoneMatch = answer.validators
+    ? request.headers.get("if-none-match")
+    : null;
+  const ifModifiedSince = answer.validators
+    ? request.headers.get("if-modified-since")
+    : null;
   if (ifNoneMatch === null && ifModifiedSince === null) {
     // A new Response each time: one kept and cloned across requests fails on
     // Workers (a body may not serve two requests there).
@@ -127,30 +137,38 @@ export function publicReadCache(
   cache: ResponseCache,
   filtered: ResponseCache = cache,
 ): PublicReadCache {
+  /** Every rule's paths as one pattern: most paths are none of them. */
+  const anyRule = new RegExp(
+    rules.flatMap((rule) => rule.paths).map((re) => `(?:${re.source})`)
+      .join("|") || "(?!)",
+  );
   /** The rule of the first module that declares `path` cacheable. */
   const ruleOf = (path: string): CacheRule | undefined =>
-    rules.find((rule) => rule.paths.some((re) => re.test(path)));
+    anyRule.test(path)
+      ? rules.find((rule) => rule.paths.some((re) => re.test(path)))
+      : undefined;
   /** The cache key of an anonymous GET of a cacheable path, and its cache; or null. */
   const keyOf = (
     request: Request,
   ): { key: string; store: ResponseCache; rule: CacheRule } | null => {
-    // A signed-in reader's page is their own (routes/middleware/viewer.ts).
-    if (
-      !cache.enabled || request.method !== "GET" ||
-      request.headers.has("authorization") || hasSessionCookie(request)
-    ) {
-      return null;
-    }
+    if (!cache.enabled || request.method !== "GET") return null;
     const target = pathAndQuery(request.url);
     // Keys stay small: anyone can send long URLs and headers, and each
     // distinct key would be an entry of its own.
     if (target.length > MAX_KEY_TARGET) return null;
+    // The path first: a request the cache never holds reads no header.
+    const [path, query] = split(target);
+    const rule = ruleOf(path);
+    // A signed-in reader's page is their own (routes/middleware/viewer.ts).
+    if (
+      rule === undefined || request.headers.has("authorization") ||
+      hasSessionCookie(request)
+    ) {
+      return null;
+    }
     const accept = (request.headers.get("accept") ?? "").toLowerCase()
       .replace(/\s+/g, "");
     if (accept.length > MAX_KEY_ACCEPT) return null;
-    const [path, query] = split(target);
-    const rule = ruleOf(path);
-    if (rule === undefined) return null;
     if (rule.key) {
       // Endless combinations too (the embedded list's options): kept with
       // the filtered, under the rule's canonical key.
@@ -166,17 +184,33 @@ export function publicReadCache(
       ? { key: `${target}\n${accept}\n${pageVariant(request)}`, store, rule }
       : { key: `${target}\n${accept}`, store, rule };
   };
+  /**
+   * What hit() found of a request, for the middleware on a miss: its key,
+   * and the marker under which the cache had nothing for it.
+   */
+  const foundBy = new WeakMap<
+    Request,
+    { found: ReturnType<typeof keyOf>; missedUnder: string | null }
+  >();
   return {
     hit(request) {
       const found = keyOf(request);
-      if (found === null) return null;
+      if (found === null) {
+        foundBy.set(request, { found, missedUnder: null });
+        return null;
+      }
       const marker = deps.database.changeMarker();
       if (marker === null) return null;
       const answer = found.store.get(found.key, marker);
-      return answer ? replay(answer, request) : null;
+      if (answer) return replay(answer, request);
+      foundBy.set(request, { found, missedUnder: marker });
+      return null;
     },
     middleware: async (c, next) => {
-      const found = keyOf(c.req.raw);
+      // Worked out once per request: by hit() before the router, when it ran.
+      const raw = c.req.raw;
+      const before = foundBy.get(raw);
+      const found = before ? before.found : keyOf(raw);
       if (found === null) return await next();
       const { key, store, rule } = found;
       const marker = deps.database.changeMarker();
@@ -185,12 +219,19 @@ export function publicReadCache(
       const ttl = deps.database.embedded && rule.embeddedTtlMs !== undefined
         ? Math.max(deps.config.publicCacheMs, rule.embeddedTtlMs)
         : deps.config.publicCacheMs;
-      const answer = await store.getOrCompute(key, marker, async () => {
-        ran = true;
-        await next();
-        // Conditional requests may answer 304: nothing to keep, the handler answered.
-        return await capture(c.res);
-      }, ttl);
+      const answer = await store.getOrCompute(
+        key,
+        marker,
+        async (keep) => {
+          ran = true;
+          await next();
+          // Conditional requests may answer 304: nothing to keep, the handler
+          // answered. An answer the cache will not keep is not copied.
+          return keep() ? await capture(c.res) : null;
+        },
+        ttl,
+        before?.missedUnder === marker,
+      );
       if (ran) return;
       if (answer) return c.res = replay(answer, c.req.raw);
     },

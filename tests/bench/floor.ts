@@ -11,52 +11,13 @@
  */
 import { join } from "node:path";
 import { createDatabase, seedEvents } from "./seed.ts";
-import { freePort, ROOT, startServer } from "./server.ts";
+import { startBare, startServer } from "./server.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
 const SECONDS = Number(Deno.env.get("FLOOR_SECONDS") ?? 5);
 const CONNECTIONS = Number(Deno.env.get("FLOOR_CONNECTIONS") ?? 32);
 
 const log = (line: string) => console.error(line);
-
-/** A bare Hono app with one JSON route, in a process of its own. */
-async function startBare(): Promise<{ base: string; stop(): Promise<void> }> {
-  const port = freePort();
-  const code = `
-    import { Hono } from "hono";
-    const app = new Hono();
-    app.get("/bare", (c) => c.json({ status: "ok" }));
-    Deno.serve({ port: ${port}, hostname: "127.0.0.1", onListen() {} }, app.fetch);
-  `;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      "--config",
-      join(ROOT, "deno.json"),
-      "--v8-flags=--max-old-space-size=128,--max-semi-space-size=2",
-      code,
-    ],
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      const res = await fetch(`${base}/bare`);
-      await res.body?.cancel();
-      if (res.ok) break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  return {
-    base,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
-}
 
 const wrk = await ensureWrk(log);
 const dir = await Deno.makeTempDir({ prefix: "quando-floor-" });

@@ -903,7 +903,7 @@ async function report(
     "### How it was run",
     "",
     "```sh",
-    "deno task bench:run   # = deno run --config deno.dev.json -A tests/bench/run.ts (the first part of deno task bench)",
+    "deno task bench:run   # = deno run --config deno.dev.json -A tests/bench/run.ts",
     "```",
     "",
     `Durations: ${WARMUP} s warm-up, then ${DURATION} s measured per endpoint ` +

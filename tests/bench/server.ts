@@ -214,3 +214,44 @@ export function sampleRss(pid: number, everyMs = 200) {
     },
   };
 }
+
+/** A bare Hono app with one JSON route, in a process of its own. */
+export async function startBare(): Promise<
+  { base: string; stop(): Promise<void> }
+> {
+  const port = freePort();
+  const code = `
+    import { Hono } from "hono";
+    const app = new Hono();
+    app.get("/bare", (c) => c.json({ status: "ok" }));
+    Deno.serve({ port: ${port}, hostname: "127.0.0.1", onListen() {} }, app.fetch);
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "--config",
+      join(ROOT, "deno.json"),
+      "--v8-flags=--max-old-space-size=128,--max-semi-space-size=2",
+      code,
+    ],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(`${base}/bare`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return {
+    base,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}

@@ -1,0 +1,432 @@
+/**
+ * `deno task bench`: issue 33's measures in one run, each beside a bare Hono
+ * route (the runtime's limit on this machine) measured in turns with it
+ * (MEASURE_SLICES turns of each, MEASURE_SECONDS in all), so that every ratio
+ * compares two figures of the same moments on a shared, noisy machine. Servers are started as `deno task start` starts them
+ * (production settings: the public-read cache on unless a row says
+ * otherwise), one at a time, on files seeded with 1,000 and 20,000 events;
+ * wrk on loopback, 2 threads, 32 connections (16 for the writes).
+ *
+ * Prints the table with each target met or not and writes it between the
+ * `measures:begin` / `measures:end` markers of BENCHMARKS.md (BENCH_WRITE=0
+ * leaves the file alone). The longer scripts (`bench:run`, `bench:floor`,
+ * `bench:memory`, `bench:writes`) are run on their own.
+ *
+ *   deno task bench
+ *   MEASURE_SECONDS=6 MEASURE_SLICES=3 MEASURE_WARMUP=1 deno task bench
+ */
+import { join } from "node:path";
+import { createDatabase, HOT_TAG, seedEvents } from "./seed.ts";
+import {
+  readRss,
+  ROOT,
+  sampleRss,
+  type ServerProcess,
+  startBare,
+  startServer,
+  waitIdle,
+} from "./server.ts";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../db/client.ts";
+import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
+
+const SECONDS = Number(Deno.env.get("MEASURE_SECONDS") ?? 12);
+/** Turns of the bare route and the measured load per row. */
+const SLICES = Number(Deno.env.get("MEASURE_SLICES") ?? 6);
+const WARMUP = Number(Deno.env.get("MEASURE_WARMUP") ?? 2);
+const CONNECTIONS = 32;
+const WRITE_CLIENTS = 16;
+const LARGE = 20_000;
+const SMALL = 1_000;
+const WRITE = Deno.env.get("BENCH_WRITE") !== "0";
+const ADMIN_EMAIL = "bench-admin@bench.invalid";
+const ADMIN_PASSWORD = "bench-admin-password";
+const MB = 1024 * 1024;
+
+const log = (line: string) => console.error(line);
+
+/** One measured load with the bare route's figure of the same minute. */
+interface Row {
+  key: string;
+  label: string;
+  result: WrkResult;
+  bare: WrkResult;
+  /** The writes: every 201 one event, none lost or doubled. */
+  sound?: boolean;
+}
+
+const wrk = await ensureWrk(log);
+const dir = await Deno.makeTempDir({ prefix: "quando-measures-" });
+const started = performance.now();
+const rows: Row[] = [];
+let rssAfter = 0;
+let rssAnon = 0;
+let rssFile = 0;
+let rssPeak = 0;
+let writeCheck = "";
+
+/** Seeds a file of `n` events; returns its path and a sample event id. */
+async function seeded(n: number) {
+  const path = join(dir, `events-${n}.db`);
+  const database = await createDatabase(path);
+  const seed = await seedEvents(database, n);
+  database.close();
+  log(`seeded ${seed.events} events in ${seed.seconds.toFixed(1)} s`);
+  return { path, seed };
+}
+
+const bare = await startBare();
+
+/** Several wrk runs as one: requests over time, the median p50, the worst p99. */
+function combined(slices: WrkResult[]): WrkResult {
+  const requests = slices.reduce((n, r) => n + r.requests, 0);
+  const seconds = slices.reduce(
+    (n, r) => n + (r.requestsPerSec > 0 ? r.requests / r.requestsPerSec : 0),
+    0,
+  );
+  const p50s = slices.map((r) => r.p50).sort((a, b) => a - b);
+  const sum = (key: "non2xx" | "socketErrors" | "errors") =>
+    slices.reduce((n, r) => n + r[key], 0);
+  return {
+    requestsPerSec: seconds > 0 ? requests / seconds : 0,
+    p50: p50s[Math.floor(p50s.length / 2)],
+    p99: Math.max(...slices.map((r) => r.p99)),
+    requests,
+    non2xx: sum("non2xx"),
+    socketErrors: sum("socketErrors"),
+    errors: sum("errors"),
+    scriptLines: slices.flatMap((r) => r.scriptLines),
+    raw: slices.map((r) => r.raw).join("\n"),
+  };
+}
+
+/**
+ * The bare route and `options` in turns (SLICES runs of each, alternating,
+ * after a warm-up of each), so that both see the same moments of a shared
+ * machine: one row. `scriptArgsOf(i)` gives each run's script arguments
+ * (i = -1 for the warm-up).
+ */
+async function measure(
+  server: ServerProcess,
+  key: string,
+  label: string,
+  options: Omit<WrkOptions, "threads" | "duration">,
+  scriptArgsOf?: (slice: number) => string[],
+): Promise<Row> {
+  await waitIdle(server.pid, 30);
+  const bareOptions = {
+    url: `${bare.base}/bare`,
+    connections: options.connections,
+    threads: 2,
+  };
+  const run = (slice: number, duration: number) =>
+    runWrk(wrk, {
+      ...options,
+      threads: 2,
+      duration,
+      ...(scriptArgsOf ? { scriptArgs: scriptArgsOf(slice) } : {}),
+    });
+  await runWrk(wrk, { ...bareOptions, duration: WARMUP });
+  await run(-1, WARMUP);
+  const bareSlices: WrkResult[] = [];
+  const slices: WrkResult[] = [];
+  const sliceSeconds = Math.max(1, Math.round(SECONDS / SLICES));
+  for (let i = 0; i < SLICES; i++) {
+    bareSlices.push(
+      await runWrk(wrk, { ...bareOptions, duration: sliceSeconds }),
+    );
+    slices.push(await run(i, sliceSeconds));
+  }
+  const row = {
+    key,
+    label,
+    result: combined(slices),
+    bare: combined(bareSlices),
+  };
+  rows.push(row);
+  log(
+    `${label}: ${Math.round(row.result.requestsPerSec)} req/s (bare ${
+      Math.round(row.bare.requestsPerSec)
+    }, ${
+      (row.result.requestsPerSec / row.bare.requestsPerSec).toFixed(2)
+    }), p99 ${row.result.p99.toFixed(1)} ms, errors ${row.result.errors}`,
+  );
+  return row;
+}
+
+const serverEnv = (path: string, extra: Record<string, string> = {}) => ({
+  DATABASE_URL: `file:${path}`,
+  LOG_LEVEL: "warning",
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  ...extra,
+});
+
+const distinctScript = join(ROOT, "tests/bench/distinct_events.lua");
+const writeScript = join(ROOT, "tests/bench/post_realistic.lua");
+
+try {
+  const large = await seeded(LARGE);
+  const small = await seeded(SMALL);
+
+  // The reads with the public-read cache off: what every miss costs.
+  const off = await startServer(
+    serverEnv(large.path, { PUBLIC_CACHE_MS: "0" }),
+  );
+  try {
+    await measure(
+      off,
+      "distinct-off",
+      "event by id, distinct ids, `PUBLIC_CACHE_MS=0`",
+      {
+        url: off.base,
+        connections: CONNECTIONS,
+        script: distinctScript,
+        scriptArgs: [String(large.seed.events)],
+      },
+    );
+  } finally {
+    await off.stop();
+  }
+
+  // Rows compared with each other run on fresh servers (what an earlier
+  // load left in a server's heap would weigh on one side only): the tag
+  // listing at both sizes, and the distinct ids with the cache off (above)
+  // and on (on the last server after the 404 and the cache hit, which leave
+  // next to nothing behind: a crawl's leftovers would weigh on them).
+  for (
+    const [path, key, label] of [
+      [small.path, "tag-small", "tag listing, 1,000 events"],
+      [large.path, "tag-large", "tag listing, 20,000 events"],
+    ]
+  ) {
+    const fresh = await startServer(serverEnv(path));
+    try {
+      await measure(fresh, key, label, {
+        url: `${fresh.base}/api/events/tag/${HOT_TAG}`,
+        connections: CONNECTIONS,
+      });
+    } finally {
+      await fresh.stop();
+    }
+  }
+
+  const server = await startServer(serverEnv(large.path));
+  const sampler = sampleRss(server.pid);
+  try {
+    await measure(server, "404", "404 on an unknown path", {
+      url: `${server.base}/nope`,
+      connections: CONNECTIONS,
+    });
+    await measure(server, "hit", "event by id, same id (cache hit)", {
+      url: `${server.base}/api/events/${large.seed.sampleEventId}`,
+      connections: CONNECTIONS,
+    });
+    await measure(
+      server,
+      "distinct",
+      "event by id, distinct ids, default cache",
+      {
+        url: server.base,
+        connections: CONNECTIONS,
+        script: distinctScript,
+        scriptArgs: [String(large.seed.events)],
+      },
+    );
+    const login = await fetch(`${server.base}/api/login/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+    });
+    const { access_token: token } = await login.json();
+    if (!token) throw new Error(`login failed: ${login.status}`);
+    const first = String(Math.floor(Date.now() / 1000) + 86_400);
+    const writes = await measure(
+      server,
+      "writes",
+      "event writes, realistic body, 16 clients",
+      {
+        url: server.base,
+        connections: WRITE_CLIENTS,
+        script: writeScript,
+      },
+      (slice) => [token, slice < 0 ? "w" : `m${slice}`, first],
+    );
+    const byStatus = new Map<string, number>();
+    for (const line of writes.result.scriptLines) {
+      const m = /^BENCH status (\d+) (\d+)$/.exec(line);
+      if (m) byStatus.set(m[1], (byStatus.get(m[1]) ?? 0) + Number(m[2]));
+    }
+    const statuses = [...byStatus].map(([status, n]) => `${n} x ${status}`);
+    await waitIdle(server.pid, 30);
+    const after = readRss(server.pid);
+    rssAfter = after?.rss ?? 0;
+    rssAnon = after?.anon ?? 0;
+    rssFile = after?.file ?? 0;
+    rssPeak = sampler.stop().peak;
+    // Every 201 is one event; at most one more per client and run (in
+    // flight when wrk stopped).
+    const database = await openDatabase(`file:${large.path}`);
+    const [{ n: created }] = await database.db.all<{ n: number }>(
+      sql`select count(*) as n from events where title glob 'Courtyard concert m[0-9]* *'`,
+    );
+    database.close();
+    const ok = writes.result.scriptLines.reduce(
+      (n, line) => n + Number(/^BENCH status 201 (\d+)$/.exec(line)?.[1] ?? 0),
+      0,
+    );
+    const sound = created >= ok && created - ok <= WRITE_CLIENTS * SLICES;
+    writes.sound = sound;
+    writeCheck = `${
+      statuses.join(", ")
+    }; ${created} events created for ${ok} 201s${
+      sound ? ", none lost or doubled" : " (MISMATCH)"
+    }`;
+  } finally {
+    await server.stop();
+  }
+} finally {
+  await bare.stop();
+  await Deno.remove(dir, { recursive: true });
+}
+
+// ------------------------------------------------------------------ report
+
+const byKey = (key: string) => rows.find((r) => r.key === key);
+const ratioOf = (row: Row | undefined) =>
+  row ? row.result.requestsPerSec / row.bare.requestsPerSec : NaN;
+const fmt = (n: number, digits = 2) =>
+  Number.isFinite(n) ? n.toFixed(digits) : "n/a";
+const rps = (n: number) => Math.round(n).toLocaleString("en");
+
+interface Target {
+  measure: string;
+  figure: string;
+  target: string;
+  met: boolean;
+}
+const targets: Target[] = [];
+const writes = byKey("writes");
+if (writes) {
+  targets.push({
+    measure: writes.label,
+    figure: `${rps(writes.result.requestsPerSec)}/s, p99 ${
+      fmt(writes.result.p99, 1)
+    } ms, ${writes.result.errors} errors (${writeCheck})`,
+    target: "≥ 400/s",
+    met: writes.result.requestsPerSec >= 400 && writes.result.errors === 0 &&
+      writes.sound === true,
+  });
+}
+const ratioTarget = (key: string, min: number) => {
+  const row = byKey(key);
+  if (!row) return;
+  const ratio = ratioOf(row);
+  targets.push({
+    measure: row.label,
+    figure: `${rps(row.result.requestsPerSec)} req/s, ${
+      fmt(ratio)
+    } of the bare route${
+      key === "distinct-off" ? `, p99 ${fmt(row.result.p99, 1)} ms` : ""
+    }`,
+    target: `≥ ${min} of the bare route`,
+    met: ratio >= min,
+  });
+};
+ratioTarget("hit", 0.45);
+ratioTarget("404", 0.55);
+ratioTarget("distinct-off", 0.2);
+const distinct = byKey("distinct");
+const distinctOff = byKey("distinct-off");
+if (distinct && distinctOff) {
+  targets.push({
+    measure: distinct.label,
+    figure: `${rps(distinct.result.requestsPerSec)} req/s, ${
+      fmt(ratioOf(distinct))
+    } of the bare route (cache off: ${fmt(ratioOf(distinctOff))})`,
+    target: "not below the cache-off figure",
+    met: ratioOf(distinct) >= ratioOf(distinctOff),
+  });
+}
+const tagSmall = byKey("tag-small");
+const tagLarge = byKey("tag-large");
+if (tagSmall && tagLarge) {
+  const flat = ratioOf(tagLarge) / ratioOf(tagSmall);
+  targets.push({
+    measure: "tag listing 1k → 20k events",
+    figure: `${rps(tagSmall.result.requestsPerSec)} → ${
+      rps(tagLarge.result.requestsPerSec)
+    } req/s; of the bare route ${fmt(ratioOf(tagSmall))} → ${
+      fmt(ratioOf(tagLarge))
+    }: ${fmt(flat)} kept`,
+    target: "≥ 0.9 kept",
+    met: flat >= 0.9,
+  });
+}
+if (rssAfter > 0) {
+  targets.push({
+    measure: "RSS at 20k events after the load",
+    figure: `${fmt(rssAfter / MB, 0)} MB: ${fmt(rssAnon / MB, 0)} anonymous, ${
+      fmt(rssFile / MB, 0)
+    } file-backed (peak during the load ${fmt(rssPeak / MB, 0)} MB)`,
+    target: "< 200 MB",
+    met: rssAfter < 200 * MB,
+  });
+}
+
+const lines = [
+  `Run of ${new Date().toISOString()} (${
+    ((performance.now() - started) / 60_000).toFixed(1)
+  } min), \`deno task bench\`: wrk -t2, ${CONNECTIONS} connections (${WRITE_CLIENTS} for the writes), ` +
+  `${WARMUP} s warm-up each, then ${SLICES} turns of ${
+    Math.max(1, Math.round(SECONDS / SLICES))
+  } s of the bare route and of the measured load (so both see the same moments of the shared machine); ` +
+  "p50 is the median of the turns', p99 the worst. The ids of the distinct-id rows are random among all 20,000, " +
+  "the few of hidden events (about 2%) answer 404, counted as non-2xx. " +
+  "Rows compared with each other run on fresh servers (the tag listing at both sizes; the distinct ids with " +
+  "the cache off, and with it on after only the 404 and the cache hit, which leave next to nothing behind); " +
+  "the writes follow on that last server, whose RSS is read after them all.",
+  "",
+  "| measure | req/s | p50 | p99 | non-2xx | socket errors | bare route req/s | ratio to the bare route |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...rows.map((r) =>
+    `| ${r.label} | ${rps(r.result.requestsPerSec)} | ${
+      fmt(r.result.p50)
+    } ms | ${
+      fmt(r.result.p99)
+    } ms | ${r.result.non2xx} | ${r.result.socketErrors} | ${
+      rps(r.bare.requestsPerSec)
+    } | ${fmt(ratioOf(r))} |`
+  ),
+  "",
+  "| measure | figure | target | met |",
+  "| --- | --- | --- | --- |",
+  ...targets.map((t) =>
+    `| ${t.measure} | ${t.figure} | ${t.target} | ${
+      t.met ? "met" : "NOT MET"
+    } |`
+  ),
+  "",
+];
+const text = lines.join("\n");
+console.log(text);
+
+const BEGIN = "<!-- measures:begin (generated by deno task bench) -->";
+const END = "<!-- measures:end -->";
+if (WRITE) {
+  const path = join(ROOT, "BENCHMARKS.md");
+  const current = await Deno.readTextFile(path);
+  const a = current.indexOf(BEGIN);
+  const b = current.indexOf(END);
+  if (a < 0 || b < a) throw new Error("BENCHMARKS.md has no measures markers");
+  await Deno.writeTextFile(
+    path,
+    current.slice(0, a) + `${BEGIN}\n\n${text}\n${END}` +
+      current.slice(b + END.length),
+  );
+  await new Deno.Command(Deno.execPath(), {
+    args: ["fmt", "--quiet", path],
+    cwd: ROOT,
+  }).output();
+  log("written to BENCHMARKS.md");
+}
