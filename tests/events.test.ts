@@ -29,9 +29,10 @@ const FULL_FIELDS: Record<string, string> = {
   is_visible: "boolean",
   online_locations: "array",
   recurrent: "null",
-  // What followers were last sent; nobody follows here.
+  // The signature of what followers were last sent: nobody follows here.
   ld_signature: "null",
-  ap_object: "null",
+  // The object as served at its id (made at the read when none was sent).
+  ap_object: "object",
   likes: "array",
   boost: "array",
   ap_id: "null",

@@ -477,7 +477,7 @@ Deno.test("event page: /event/{slug} asked for as ActivityPub redirects to the o
   }
 });
 
-Deno.test("event: with no follower nothing is queued, serialised or signed for federation", async () => {
+Deno.test("event: with no follower nothing is queued, serialised or signed for federation on the write; the API's ap_object is the served object, made at the read", async () => {
   const ctx = await createTestApp();
   try {
     const owner = await userWithToken(ctx, "user");
@@ -491,13 +491,31 @@ Deno.test("event: with no follower nothing is queued, serialised or signed for f
       token: owner.token,
     });
     const event = await res.json();
-    assert.equal(event.ap_object, null);
     assert.equal(event.ld_signature, null);
     const queued = await ctx.database.db.select().from(fedifyQueue);
     assert.deepEqual(queued, []);
-    // The object is still served at its id, made when asked for.
+    // The object is still served at its id, made when asked for; the API's
+    // ap_object is that same object, made at the read.
     const served = await apJson(ctx, `/federation/m/${created.id}`);
     assert.equal(served.eventStatus, "EventCancelled");
+    assert.equal(event.ap_object.id, `${BASE}/federation/m/${created.id}`);
+    assert.equal(event.ap_object.type, "Event");
+    assert.equal(event.ap_object.eventStatus, "EventCancelled");
+    assert.deepEqual(event.ap_object.tag, served.tag);
+    // A hidden event (an anonymous submission) is not federated: no object.
+    const admin = await userWithToken(ctx, "admin");
+    await call(ctx, "PUT", "/api/settings", {
+      token: admin.token,
+      json: { allow_anon_event: true },
+    });
+    const { id, is_visible } = await postEvent(ctx, undefined, {
+      title: "Anonymous",
+    });
+    assert.equal(is_visible, false);
+    const read = await call(ctx, "GET", `/api/events/${id}`, {
+      token: admin.token,
+    });
+    assert.equal((await read.json()).ap_object, null);
   } finally {
     ctx.close();
   }

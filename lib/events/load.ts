@@ -24,6 +24,7 @@ import {
   type EventRow,
   type EventSummary,
   type MessageRow,
+  type PlaceRow,
   type ResourceRow,
   serializeEventFull,
   serializeEventSummary,
@@ -343,6 +344,22 @@ interface FullObject {
   resources: Record<string, unknown>[];
 }
 
+/** How an event's full form is read. */
+export interface EventFullOptions {
+  /** The creator's own read right after the write (a hidden event included). */
+  justCreated?: boolean;
+  /**
+   * The ActivityPub object of a local event no follower was sent yet (its
+   * `ap_object` is what followers were last sent), or null when it is not
+   * served; without it, such an event's `ap_object` is null.
+   */
+  objectOf?: (
+    event: EventRow,
+    place: PlaceRow | null,
+    tags: string[],
+  ) => unknown;
+}
+
 /**
  * The full form of an event as `viewer` may see it, or null when it does not
  * exist or is hidden from the viewer: one statement that names the event by
@@ -355,7 +372,7 @@ export function eventFullQuery(
   ref: SQL | number,
   viewer: UserRow | null,
   now: number,
-  options: { justCreated?: boolean } = {},
+  options: EventFullOptions = {},
 ): BatchRead<EventFull | null> {
   const shape: FullShape = {
     moderator: isModerator(viewer),
@@ -396,10 +413,15 @@ export function eventFullQuery(
           })
         ? summaryOf(full.parent)
         : null;
+      const place = decodeRowObject(places, full.place) as PlaceRow | null;
+      // A local event no follower was sent yet: its object as it is served.
+      const object = event.ap_object === null && event.apUserApId === null
+        ? options.objectOf?.(event, place, full.tags.map((t) => t.tag)) ?? null
+        : event.ap_object;
       return serializeEventFull({
-        event,
+        event: { ...event, ap_object: object },
         user: decodeRowObject(users, full.user),
-        place: decodeRowObject(places, full.place),
+        place,
         tags: full.tags,
         parent,
         children: full.children.map(summaryOf),
@@ -425,7 +447,7 @@ export function loadEventFull(
   id: number,
   viewer: UserRow | null,
   now: number,
-  options: { justCreated?: boolean } = {},
+  options: EventFullOptions = {},
 ): Promise<EventFull | null> {
   return runRead(db, eventFullQuery(db, id, viewer, now, options));
 }

@@ -12,7 +12,7 @@ import type { Federation } from "@fedify/fedify";
 import { and, eq, isNotNull, lt, sql } from "drizzle-orm";
 import { apUsers, events, places } from "../../db/schema.ts";
 import { publicPlace } from "../events/access.ts";
-import type { ApUserRow } from "../events/serialize.ts";
+import type { ApUserRow, EventRow, PlaceRow } from "../events/serialize.ts";
 import type {
   EventChange,
   PublicationWrite,
@@ -33,7 +33,7 @@ import {
 } from "./dispatchers.ts";
 import { guardInboxPost, registerInboxListeners } from "./inbox/index.ts";
 import { UnknownContextError } from "./loader.ts";
-import { buildPlaceObject } from "./object.ts";
+import { buildEventObject, buildPlaceObject } from "./object.ts";
 import { createPublishing } from "./publishing.ts";
 import type { DrainBudget } from "./store/queue.ts";
 import { createTrust } from "./trust.ts";
@@ -134,6 +134,18 @@ export interface FederationService {
    * blocked, when its page is not shown either); null for any other slug.
    */
   eventObjectUrl(slug: string): Promise<string | null>;
+  /**
+   * A local event's object as it is served at `/federation/m/{id}` (the
+   * API's `ap_object` of an event no follower was sent yet); null when
+   * federation is off or the event is not served (hidden, a series'
+   * template, remote).
+   */
+  eventObjectOf(
+    event: EventRow,
+    place: PlaceRow | null,
+    tags: string[],
+    settings: Settings,
+  ): Record<string, unknown> | null;
 }
 
 /**
@@ -311,5 +323,17 @@ export function createFederationService(
     },
 
     nodeInfo: () => nodeInfo({ storage, identity }),
+
+    eventObjectOf(event, place, tags, settings) {
+      if (!settings.enable_federation || !isFederated(event)) return null;
+      return buildEventObject({
+        event,
+        place,
+        tags,
+        urls: identity.urlsOf(settings),
+        timezone: settings.instance_timezone,
+        locale: settings.instance_locale,
+      });
+    },
   };
 }

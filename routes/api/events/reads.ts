@@ -179,11 +179,18 @@ export function eventReadRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
   const moderator = [requireAuth(deps), requireRole("admin", "editor")];
 
   const full = async (c: Context<AppEnv>, id: number) => {
+    const settings = deps.federation ? await settingsOf(c, db) : null;
     const event = await loadEventFull(
       db,
       id,
       c.get("auth")?.user ?? null,
       unixNow(deps.clock),
+      {
+        objectOf: settings && deps.federation
+          ? (row, place, tags) =>
+            deps.federation!.eventObjectOf(row, place, tags, settings)
+          : undefined,
+      },
     );
     if (!event) throw notFound("Event");
     return event;
