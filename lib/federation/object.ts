@@ -6,6 +6,13 @@ import type { MediaItem } from "../../db/schema.ts";
 import { escapeHtml } from "../html.ts";
 import { imageTypeOf, publicMediaUrl } from "../media/public.ts";
 import type { EventRow, PlaceRow } from "../events/serialize.ts";
+import { formatter } from "../pages/format.ts";
+
+/** How an object's summary writes its start. */
+const SUMMARY_DATE: Intl.DateTimeFormatOptions = {
+  dateStyle: "full",
+  timeStyle: "short",
+};
 
 export const AS_PUBLIC = "https://www.w3.org/ns/activitystreams#Public";
 
@@ -79,16 +86,10 @@ export function summaryInWords(
   timezone: string,
   locale: string,
 ): string {
-  let when: string;
-  try {
-    when = new Intl.DateTimeFormat(locale, {
-      dateStyle: "full",
-      timeStyle: "short",
-      timeZone: timezone,
-    }).format(new Date(event.start_datetime * 1000));
-  } catch {
-    when = isoSeconds(event.start_datetime);
-  }
+  // A formatter kept per locale and zone: making one costs more than the
+  // rest of the object (an API read builds it when none was sent).
+  const when = formatter({ locale, timezone }, SUMMARY_DATE)
+    .format(new Date(event.start_datetime * 1000));
   const where = place
     ? [place.name, place.address].filter(Boolean).join(", ")
     : event.online_locations[0] ?? "";
