@@ -34,6 +34,7 @@ import {
   type TestContext,
 } from "./helpers.ts";
 import { png } from "./images.ts";
+import { openGancioDatabase } from "./support/gancio-database.ts";
 import { get, signIn } from "./web-helpers.ts";
 
 const FIXTURES = new URL("./fixtures/gancio/", import.meta.url);
@@ -353,29 +354,9 @@ Deno.test("Gancio API import: private addresses are refused without ALLOW_PRIVAT
 
 /** A Gancio database in a temporary file, in Gancio's table shapes. */
 async function gancioDatabase(path: string) {
-  const db = new DatabaseSync(path);
-  db.exec(await Deno.readTextFile(new URL("schema.sql", FIXTURES)));
   const at = "2024-03-01 10:00:00.000 +00:00";
-  const insert = (table: string, row: Record<string, unknown>) => {
-    const keys = Object.keys(row);
-    db.prepare(
-      `insert into ${table} (${
-        keys.map((k) => `"${k}"`).join(", ")
-      }, "createdAt", "updatedAt") values (${
-        keys.map(() => "?").join(", ")
-      }, ?, ?)`,
-    ).run(
-      ...Object.values(row).map((v) =>
-        typeof v === "object" && v !== null
-          ? JSON.stringify(v)
-          : typeof v === "boolean"
-          ? Number(v)
-          : v as string | number | null
-      ),
-      at,
-      at,
-    );
-  };
+  const { db, insert } = await openGancioDatabase(path, at);
+
   const bcrypt = "$2b$10$abcdefghijklmnopqrstuuVGh2m3ts0hXyOa9vVbH5Z0qVvAoe5u";
   insert("users", {
     id: 1,

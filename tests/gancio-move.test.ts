@@ -29,8 +29,8 @@ import {
   type TestContext,
 } from "./helpers.ts";
 import { png } from "./images.ts";
+import { openGancioDatabase } from "./support/gancio-database.ts";
 
-const FIXTURES = new URL("./fixtures/gancio/", import.meta.url);
 const AT = "2024-03-01 10:00:00.000 +00:00";
 /** Europe/Rome wall-clock times of the series (Tuesdays, 18:00). */
 const TUE_MAY_26 = 1779811200;
@@ -43,28 +43,8 @@ const HOURS_2 = 7200;
 
 /** A Gancio database in a temporary file. */
 async function gancioDatabase(path: string) {
-  const db = new DatabaseSync(path);
-  db.exec(await Deno.readTextFile(new URL("schema.sql", FIXTURES)));
-  const insert = (table: string, row: Record<string, unknown>) => {
-    const keys = Object.keys(row);
-    db.prepare(
-      `insert into ${table} (${
-        keys.map((k) => `"${k}"`).join(", ")
-      }, "createdAt", "updatedAt") values (${
-        keys.map(() => "?").join(", ")
-      }, ?, ?)`,
-    ).run(
-      ...Object.values(row).map((v) =>
-        typeof v === "object" && v !== null
-          ? JSON.stringify(v)
-          : typeof v === "boolean"
-          ? Number(v)
-          : v as string | number | null
-      ),
-      AT,
-      AT,
-    );
-  };
+  const { db, insert } = await openGancioDatabase(path, AT);
+
   for (
     const [key, value, secret] of [
       ["title", "Gancio Bologna", false],

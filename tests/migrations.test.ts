@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openDatabase } from "../db/client.ts";
+import { openDatabaseBefore } from "./support/migrations.ts";
 import { createTestApp } from "./helpers.ts";
 
 async function names(
@@ -124,30 +125,7 @@ Deno.test("0005 copies the events' times into event_tags, and the triggers keep 
   const dir = await Deno.makeTempDir();
   try {
     // The migrations up to 0004, as a database created before 0005 has them.
-    const source = new URL("../db/migrations/", import.meta.url);
-    const before = join(dir, "migrations");
-    await Deno.mkdir(join(before, "meta"), { recursive: true });
-    const journal = JSON.parse(
-      await Deno.readTextFile(new URL("meta/_journal.json", source)),
-    );
-    const index = journal.entries.findIndex((e: { tag: string }) =>
-      e.tag === "0005_listing_indexes"
-    );
-    assert.ok(index > 0, "0005_listing_indexes is in the journal");
-    journal.entries = journal.entries.slice(0, index);
-    await Deno.writeTextFile(
-      join(before, "meta", "_journal.json"),
-      JSON.stringify(journal),
-    );
-    for (const e of journal.entries) {
-      await Deno.copyFile(
-        new URL(`${e.tag}.sql`, source),
-        join(before, `${e.tag}.sql`),
-      );
-    }
-    const database = await openDatabase(`file:${join(dir, "old.db")}`);
-    const { migrate } = await import("drizzle-orm/libsql/migrator");
-    await migrate(database.db, { migrationsFolder: before });
+    const { database } = await openDatabaseBefore(dir, "0005_listing_indexes");
     const db = database.db;
     await db.run(
       `insert into events (id, title, slug, start_datetime, end_datetime, createdAt, updatedAt)
@@ -205,31 +183,10 @@ Deno.test("0020 enters the events of earlier Gancio imports into gancio_links, s
   const dir = await Deno.makeTempDir();
   try {
     // The migrations before 0020, as a database created before it has them.
-    const source = new URL("../db/migrations/", import.meta.url);
-    const before = join(dir, "migrations");
-    await Deno.mkdir(join(before, "meta"), { recursive: true });
-    const journal = JSON.parse(
-      await Deno.readTextFile(new URL("meta/_journal.json", source)),
+    const { database, url } = await openDatabaseBefore(
+      dir,
+      "0020_gancio_links",
     );
-    const index = journal.entries.findIndex((e: { tag: string }) =>
-      e.tag === "0020_gancio_links"
-    );
-    assert.ok(index > 0, "0020_gancio_links is in the journal");
-    journal.entries = journal.entries.slice(0, index);
-    await Deno.writeTextFile(
-      join(before, "meta", "_journal.json"),
-      JSON.stringify(journal),
-    );
-    for (const e of journal.entries) {
-      await Deno.copyFile(
-        new URL(`${e.tag}.sql`, source),
-        join(before, `${e.tag}.sql`),
-      );
-    }
-    const url = `file:${join(dir, "old.db")}`;
-    const database = await openDatabase(url);
-    const { migrate } = await import("drizzle-orm/libsql/migrator");
-    await migrate(database.db, { migrationsFolder: before });
     const db = database.db;
     await db.run(
       `insert into events (id, title, slug, start_datetime, createdAt, updatedAt, online_locations)

@@ -4,9 +4,8 @@
  * what a search costs.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { openDatabase } from "../db/client.ts";
+import { openDatabaseBefore } from "./support/migrations.ts";
 import { apUsers, events } from "../db/schema.ts";
 import { upsertRemoteEvent } from "../lib/events/remote.ts";
 import {
@@ -516,31 +515,10 @@ Deno.test("0007 indexes the events a database already holds", async () => {
   const dir = await Deno.makeTempDir();
   try {
     // The migrations before 0007, as a database created before it has them.
-    const source = new URL("../db/migrations/", import.meta.url);
-    const before = join(dir, "migrations");
-    await Deno.mkdir(join(before, "meta"), { recursive: true });
-    const journal = JSON.parse(
-      await Deno.readTextFile(new URL("meta/_journal.json", source)),
+    const { database, url } = await openDatabaseBefore(
+      dir,
+      "0007_event_search",
     );
-    const index = journal.entries.findIndex((e: { tag: string }) =>
-      e.tag === "0007_event_search"
-    );
-    assert.ok(index > 0, "0007_event_search is in the journal");
-    journal.entries = journal.entries.slice(0, index);
-    await Deno.writeTextFile(
-      join(before, "meta", "_journal.json"),
-      JSON.stringify(journal),
-    );
-    for (const e of journal.entries) {
-      await Deno.copyFile(
-        new URL(`${e.tag}.sql`, source),
-        join(before, `${e.tag}.sql`),
-      );
-    }
-    const url = `file:${join(dir, "old.db")}`;
-    const database = await openDatabase(url);
-    const { migrate } = await import("drizzle-orm/libsql/migrator");
-    await migrate(database.db, { migrationsFolder: before });
     const db = database.db;
     await db.run(
       sql`insert into places (id, name, address, createdAt, updatedAt) values (1, 'Teatro Olímpico', 'Via Roma 1', 0, 0)`,

@@ -65,12 +65,14 @@ function pageOf(value: string | undefined): number {
 }
 
 /** What an event's form changes: one date of a series, a series, or a single event. */
-function modeOf(event: Pick<EventFull, "parentId" | "recurrent">) {
-  return (event.parentId !== null
+function modeOf(
+  event: Pick<EventFull, "parentId" | "recurrent">,
+): Exclude<EventFormMode, "create"> {
+  return event.parentId !== null
     ? "occurrence"
     : event.recurrent
     ? "series"
-    : "single") satisfies EventFormMode;
+    : "single";
 }
 
 /**
@@ -369,56 +371,59 @@ export function eventPageRoutes(deps: RouteDeps, web: WebKit) {
     },
   );
 
+  /**
+   * What a confirmation page (cancel, delete) shows of an event the signed-in
+   * user may edit, or the answer when they may not.
+   */
+  const confirming = async (c: Context<AppEnv>, current: ActiveSession) => {
+    const settings = await web.settings(c);
+    const found = await editable(c, current.user);
+    if (!found.ok) return found;
+    const { event } = found;
+    const { lang } = await web.language(c);
+    return {
+      ok: true as const,
+      shown: {
+        csrfToken: await web.csrfToken(current),
+        id: event.id,
+        title: event.title,
+        when: whenOf(
+          event.start_datetime,
+          event.end_datetime,
+          lang,
+          settings.instance_timezone,
+        ),
+        kind: modeOf(event),
+      },
+    };
+  };
+
   // Cancelling asks first: a page of its own, so it works without scripts.
   app.get(`/events/${ID}/cancel`, web.requireSession(), async (c) => {
-    const settings = await web.settings(c);
-    const found = await editable(c, c.var.session.user);
+    const found = await confirming(c, c.var.session);
     if (!found.ok) return found.answer;
-    const event = found.event;
-    const { lang } = await web.language(c);
     return web.render(
       c,
       { current: c.var.session },
-      async (common) =>
+      (common) =>
         CancelView({
           ...common,
-          csrfToken: await web.csrfToken(c.var.session),
-          id: event.id,
-          title: event.title,
-          when: whenOf(
-            event.start_datetime,
-            event.end_datetime,
-            lang,
-            settings.instance_timezone,
-          ),
-          kind: modeOf(event),
+          ...found.shown,
           page: pageOf(c.req.query("page")),
         }),
     );
   });
 
   app.get(`/events/${ID}/delete`, web.requireSession(), async (c) => {
-    const settings = await web.settings(c);
-    const found = await editable(c, c.var.session.user);
+    const found = await confirming(c, c.var.session);
     if (!found.ok) return found.answer;
-    const event = found.event;
-    const { lang } = await web.language(c);
     return web.render(
       c,
       { current: c.var.session },
-      async (common) =>
+      (common) =>
         DeleteView({
           ...common,
-          csrfToken: await web.csrfToken(c.var.session),
-          id: event.id,
-          title: event.title,
-          when: whenOf(
-            event.start_datetime,
-            event.end_datetime,
-            lang,
-            settings.instance_timezone,
-          ),
-          kind: modeOf(event),
+          ...found.shown,
           next: nextOf(c.req.query("next")) ?? "/my",
         }),
     );
