@@ -107,6 +107,43 @@ test("mail: registration is confirmed by the mailed link, and the account opens 
   }
 });
 
+test("mail: with registration_approval on, the mailed link confirms the address and the account then waits for an admin: no session, pending and inactive", async () => {
+  const { ctx, smtp, close } = await mailingApp();
+  try {
+    const admin = await settle(ctx, {
+      allow_registration: true,
+      registration_approval: true,
+    });
+    const res = await postForm(ctx, "/register", {
+      email: "waiting@example.org",
+      password: "a good password",
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const [mail] = await smtp.next(1);
+    const path = new URL(linkIn(mail, "/confirm/")).pathname;
+    const done = await postForm(ctx, path, {});
+    assert.equal(done.status, 200);
+    assert.equal(done.headers.get("set-cookie"), null);
+    assert.match(await done.text(), /Your account waits for approval/);
+    const users = await call(ctx, "GET", "/api/users", {
+      token: admin.token,
+    });
+    const made = (await users.json()).data.find((
+      u: { email: string },
+    ) => u.email === "waiting@example.org");
+    assert.equal(made.pending, true);
+    assert.equal(made.is_active, false);
+    const login = await call(ctx, "POST", "/api/login/token", {
+      json: { email: "waiting@example.org", password: "a good password" },
+    });
+    assert.equal(login.status, 403);
+    await login.body?.cancel();
+  } finally {
+    await close();
+  }
+});
+
 test("mail: a changed address takes effect only through the link sent to it; the page says the same for a taken address", async () => {
   const { ctx, smtp, close } = await mailingApp();
   try {
