@@ -28,6 +28,7 @@ import { runScheduledJobs, SCHEDULED_JOBS_INTERVAL_MS } from "./lib/jobs.ts";
 import { createQueueDrainer } from "./lib/federation/drainer.ts";
 import { assembleInstance } from "./lib/assemble.ts";
 import { createApp } from "./routes/mod.ts";
+import { createEventBodyFiller } from "./lib/events/bodies.ts";
 import { ADDRESS_NOT_ALLOWED } from "./lib/net/egress.ts";
 import { createPinnedEgress } from "./lib/net/pinned-egress.ts";
 import { createSmtpMailTransport } from "./lib/mail/smtp.ts";
@@ -76,6 +77,11 @@ function denoCron():
 /** Drain budgets where Deno.cron drives the queue (Deno Deploy). */
 const AFTER_REQUEST_DRAIN = { maxMs: 20_000, maxMessages: 200 };
 const CRON_DRAIN = { maxMs: 45_000, maxMessages: 1_000 };
+/**
+ * How long a kept event answer waits to be stored, so that one commit
+ * stores those of many reads (lib/events/bodies.ts).
+ */
+const EVENT_BODY_DELAY_MS = 20;
 
 /** Adds a signal listener where the runtime allows it (not on Deno Deploy). */
 function onSignal(signal: Deno.Signal, handler: () => void): void {
@@ -118,6 +124,12 @@ async function serve(config: Config): Promise<void> {
   const queueStop = new AbortController();
   const queueDone = federation.startQueue(queueStop.signal);
   const drainer = cron ? createQueueDrainer(federation, log) : null;
+  // Anonymous event answers are kept as their JSON (lib/events/bodies.ts),
+  // stored in batches a little after the reads that made them.
+  const eventBodies = createEventBodyFiller(database.db, {
+    delayMs: EVENT_BODY_DELAY_MS,
+    log,
+  });
   const app = createApp({
     database,
     config: appConfig,
@@ -128,6 +140,7 @@ async function serve(config: Config): Promise<void> {
     federation,
     egress,
     mailer,
+    eventBodies,
   });
   let jobsRunning = false;
   const hourly = async () => {
@@ -203,6 +216,8 @@ async function serve(config: Config): Promise<void> {
     // Let in-flight deliveries settle; pending ones stay queued for next start.
     queueStop.abort();
     await Promise.race([queueDone, new Promise((r) => setTimeout(r, 5000))]);
+    await eventBodies.flush();
+    eventBodies.close();
     database.close();
     Deno.exit(0);
   };

@@ -4,7 +4,6 @@
  * `http://` use the HTTP client of `db/remote.ts`, the only part an edge
  * build (worker.ts) imports.
  */
-import { DatabaseSync } from "node:sqlite";
 import { EmbeddedClient } from "./embedded.ts";
 import {
   countWrites,
@@ -35,12 +34,12 @@ interface ChangeWatcher {
 }
 
 /**
- * A connection of its own to the database file behind `client`, kept to read
- * `PRAGMA data_version`, which changes whenever another connection (another
- * process: the CLI, a second server) commits a change; the client's own
- * commits do not change it on the client's connection, so they are read here
- * too. One prepared statement, reused: it is read on every cached read. Null
- * for `:memory:`.
+ * The change marker of the database file behind `client`: `PRAGMA
+ * data_version` on the client's own connection, which changes whenever
+ * another connection (another process: the CLI, a second server) commits a
+ * change, and not for the client's own commits, which countWrites counts (so
+ * that the client's fills of derived data, lib/events/bodies.ts, end no
+ * cached answer). Null for `:memory:`.
  */
 function openChangeWatcher(client: EmbeddedClient): ChangeWatcher | null {
   const list = client.run("PRAGMA database_list");
@@ -48,10 +47,6 @@ function openChangeWatcher(client: EmbeddedClient): ChangeWatcher | null {
   const main = list.rows.find((row) => row[1] === "main");
   const file = typeof main?.[2] === "string" ? main[2] : "";
   if (!file) return null;
-  const connection = new DatabaseSync(file);
-  connection.exec("PRAGMA query_only = 1");
-  const statement = connection.prepare("PRAGMA data_version");
-  statement.setReturnArrays(true);
   let open = true;
   // Reading the marker takes the file's read lock (tens of microseconds):
   // on a busy server it was most of a cache hit's time. It is read at most
@@ -64,14 +59,13 @@ function openChangeWatcher(client: EmbeddedClient): ChangeWatcher | null {
       if (!open) throw new Error("The database is closed");
       const now = performance.now();
       if (fresh || now - readAt >= CHANGE_CHECK_MS) {
-        version = (statement.get() as unknown as unknown[] | undefined)?.[0];
+        version = client.dataVersion();
         readAt = now;
       }
       return version;
     },
     close() {
       open = false;
-      connection.close();
     },
   };
 }

@@ -21,7 +21,7 @@
  * rows, results), statement-cache.ts, embedded-transaction.ts (interactive
  * transactions); this module has the client.
  */
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import {
   type Client,
@@ -220,6 +220,19 @@ export class EmbeddedClient implements Client {
     } catch (error) {
       throw toLibsqlError(error);
     }
+  }
+
+  #dataVersion: StatementSync | null = null;
+
+  /**
+   * `PRAGMA data_version` on this connection: it changes when another
+   * connection commits, never for this one's own commits.
+   */
+  dataVersion(): unknown {
+    this.#checkOpen();
+    this.#dataVersion ??= this.#db.prepare("PRAGMA data_version");
+    return (this.#dataVersion.get() as Record<string, unknown> | undefined)
+      ?.data_version;
   }
 
   /** Whether the connection is inside a transaction. */
@@ -440,6 +453,7 @@ export class EmbeddedClient implements Client {
     this.#release();
     this.closed = true;
     this.statements.clear();
+    this.#dataVersion = null;
     this.#db.close();
   }
 }

@@ -60,9 +60,16 @@ const TABLE_ORDER = [
 
 /**
  * Tables whose rows the database derives itself from others (by triggers):
- * `event_media` from events' media, `event_search_stale` from tag changes.
+ * `event_media` from events' media, `event_search_stale` from tag changes;
+ * and the kept event answers (`event_bodies`, made again by reads; their
+ * `event_body_state` is one row the migration made).
  */
-const DERIVED_TABLES = ["event_media", "event_search_stale"] as const;
+const DERIVED_TABLES = [
+  "event_media",
+  "event_search_stale",
+  "event_bodies",
+  "event_body_state",
+] as const;
 
 /** A problem with a backup file or the instance it goes into (the CLI prints it). */
 export class BackupError extends Error {}

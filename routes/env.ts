@@ -9,6 +9,7 @@ import type { Logger } from "../lib/log.ts";
 import type { FederationService } from "../lib/federation/service.ts";
 import type { MediaStore } from "../lib/media/store.ts";
 import type { Mailer } from "../lib/mail/outbox.ts";
+import type { EventBodyFiller } from "../lib/events/bodies.ts";
 import type { EgressFetch } from "../lib/net/egress.ts";
 import type { Settings } from "../lib/settings.ts";
 import type { UserRow } from "../lib/users.ts";
@@ -31,6 +32,11 @@ export interface AppDeps {
   egress?: EgressFetch;
   /** Outgoing e-mail; absent or not `enabled`: e-mail is off (links are shown instead). */
   mailer?: Mailer;
+  /**
+   * Keeps the anonymous answer of each event read (lib/events/bodies.ts);
+   * absent: every read assembles it.
+   */
+  eventBodies?: EventBodyFiller;
 }
 
 /** Dependencies plus what createApp derives from them, handed to every route module. */

@@ -233,3 +233,33 @@ export const resources = sqliteTable("resources", {
   index("resources_created_idx").on(t.createdAt),
   index("resources_ap_user_idx").on(t.apUserApId),
 ]);
+
+/**
+ * The answer of `GET /api/events/{id}` to an anonymous reader, kept as the
+ * JSON text it went out as (lib/events/bodies.ts), so that the next
+ * anonymous read is one lookup. Derived data: filled after a read that
+ * computed it, and deleted, in the same transaction, by any change it
+ * depends on (triggers of db/migrations/0023_event_bodies.sql on events,
+ * places, tags, users, remote actors, resources and settings). `variant`
+ * names what else it depends on (the base URL, whether federation is on, the
+ * form's code); `valid_until` is when the first of a series' listed dates
+ * ends (a later read lists one date fewer), null when nothing expires.
+ */
+export const eventBodies = sqliteTable("event_bodies", {
+  eventId: integer("event_id").primaryKey().references(() => events.id, {
+    onDelete: "cascade",
+  }),
+  variant: text("variant").notNull(),
+  validUntil: integer("valid_until"),
+  body: text("body").notNull(),
+});
+
+/**
+ * One row: raised by every trigger that deletes bodies, so that a body
+ * computed before a change is never stored after it (a fill names the
+ * generation its read saw).
+ */
+export const eventBodyState = sqliteTable("event_body_state", {
+  id: integer("id").primaryKey(),
+  generation: integer("generation").notNull().default(0),
+});

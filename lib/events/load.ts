@@ -4,6 +4,8 @@ import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client.ts";
 import {
   apUsers,
+  eventBodies,
+  eventBodyState,
   events,
   eventTags,
   messages,
@@ -239,6 +241,8 @@ function eventFullStatement(
   viewerId: Value,
   now: Value,
   shape: FullShape,
+  /** The variant of the kept body to answer with (see lib/events/bodies.ts); none: no body. */
+  bodyVariant?: Value,
 ) {
   const childVisible = shape.moderator
     ? sql`1`
@@ -296,32 +300,47 @@ function eventFullStatement(
           and ${shape.moderator ? sql`1` : sql`${resources.hidden} = 0`}
         order by ${resources.createdAt} desc, ${resources.id} desc
         limit ${sql.raw(String(RESOURCES_LIMIT))}) r)`;
-  return db.select({
-    full: sql<string>`json_object(
+  const full = sql<string>`json_object(
       'event', ${
-      rowObject(events, undefined, {
-        // A local event's object is ours; a remote one's as its server sent it.
-        ap_object: sql`${events.apUserApId} is null`,
-      })
-    },
+    rowObject(events, undefined, {
+      // A local event's object is ours; a remote one's as its server sent it.
+      ap_object: sql`${events.apUserApId} is null`,
+    })
+  },
       'user', ${rowObject(users, sql`${users.id} is not null`)},
       'place', ${rowObject(places, sql`${places.id} is not null`)},
       'apUser', ${
-      rowObject(apUsers, sql`${apUsers.ap_id} is not null`, {
-        object: null,
-      })
-    },
+    rowObject(apUsers, sql`${apUsers.ap_id} is not null`, {
+      object: null,
+    })
+  },
       'tags', json(${tagList}),
       'parent', json(${parent}),
       'children', json(${children}),
       'messages', json(${messageList}),
-      'resources', json(${resourceList}))`,
-  })
-    .from(events)
+      'resources', json(${resourceList}))`;
+  const assembled = db.select({ full }).from(events)
     .leftJoin(users, eq(users.id, events.userId))
     .leftJoin(places, eq(places.id, events.placeId))
     .leftJoin(apUsers, eq(apUsers.ap_id, events.apUserApId))
     .where(sql`${events.id} = ${ref}`);
+  if (bodyVariant === undefined) return assembled;
+  // With a body kept for the anonymous reader (and still valid), the answer
+  // is that one lookup: the event's JSON is assembled (a subquery) only
+  // without one. A body exists only while its event does (the triggers).
+  return db.select({
+    body: eventBodies.body,
+    full: sql<
+      string | null
+    >`case when ${eventBodies.body} is null then (${assembled}) end`,
+    generation: sql<
+      number | null
+    >`case when ${eventBodies.body} is null then (select ${eventBodyState.generation} from ${eventBodyState}) end`,
+  }).from(sql`(select 1)`).leftJoin(
+    eventBodies,
+    sql`${eventBodies.eventId} = ${ref} and ${eventBodies.variant} = ${bodyVariant}
+      and coalesce(${eventBodies.validUntil}, ${now}) >= ${now}`,
+  );
 }
 
 /** A summary row as summaryObject gives it (tags as an array, flags as 0/1). */
@@ -400,40 +419,115 @@ export function eventFullQuery(
     statements,
     read(results) {
       const [row] = results[0] as { full: string }[];
+      return row ? fullFormOf(row.full, viewer, options) : null;
+    },
+  };
+}
+
+/** The full form from the JSON the statement assembled, or null when the viewer may not see it. */
+function fullFormOf(
+  json: string,
+  viewer: UserRow | null,
+  options: EventFullOptions,
+): EventFull | null {
+  const full = JSON.parse(json) as FullObject;
+  const event = decodeRowObject(events, full.event) as EventRow;
+  // An anonymous submitter gets back what they sent, though it is hidden.
+  if (!options.justCreated && !canSeeEvent(viewer, event)) return null;
+  const owner = viewer !== null && event.userId === viewer.id;
+  const parent = full.parent &&
+      canSeeEvent(viewer, {
+        userId: full.parent.userId,
+        is_visible: full.parent.is_visible === 1,
+      })
+    ? summaryOf(full.parent)
+    : null;
+  const place = decodeRowObject(places, full.place) as PlaceRow | null;
+  // A local event no follower was sent yet: its object as it is served.
+  const object = event.ap_object === null && event.apUserApId === null
+    ? options.objectOf?.(event, place, full.tags.map((t) => t.tag)) ?? null
+    : event.ap_object;
+  return serializeEventFull({
+    event: { ...event, ap_object: object },
+    user: decodeRowObject(users, full.user),
+    place,
+    tags: full.tags,
+    parent,
+    children: full.children.map(summaryOf),
+    apUser: decodeRowObject(apUsers, full.apUser),
+    messages: full.messages.map((m) =>
+      decodeRowObject(messages, m) as MessageRow
+    ),
+    resources: full.resources.map((r) =>
+      decodeRowObject(resources, r) as ResourceRow
+    ),
+    fullUser: owner || viewer?.role === "admin",
+  });
+}
+
+/**
+ * What an anonymous read of an event gives: the body kept for it (its JSON
+ * text, lib/events/bodies.ts), or what makes its full form now (null when
+ * hidden), with the generation of kept bodies it was read under (to keep
+ * it, see EventBodyFiller).
+ */
+export type PublicEventRead =
+  | { body: string }
+  | {
+    body: null;
+    generation: number;
+    fullForm(options: Pick<EventFullOptions, "objectOf">): EventFull | null;
+  };
+
+/**
+ * The anonymous reader's full form of event `id` (null when it does not
+ * exist), answered by its kept body of `variant` when there is one still
+ * valid at `now`: one statement either way.
+ */
+export function publicEventQuery(
+  db: Db,
+  id: number,
+  now: number,
+  variant: string,
+): BatchRead<PublicEventRead | null> {
+  const shape: FullShape = {
+    moderator: false,
+    signedIn: false,
+    justCreated: false,
+  };
+  const statements = prebuiltForEvent(
+    db,
+    "eventPublic",
+    id,
+    (ref, value) => [
+      eventFullStatement(
+        db,
+        ref,
+        null,
+        value("now") as Value,
+        shape,
+        value("variant") as Value,
+      ),
+    ],
+    { now, variant },
+  );
+  return {
+    statements,
+    read(results) {
+      const [row] = results[0] as {
+        body: string | null;
+        full: string | null;
+        generation: number | null;
+      }[];
       if (!row) return null;
-      const full = JSON.parse(row.full) as FullObject;
-      const event = decodeRowObject(events, full.event) as EventRow;
-      // An anonymous submitter gets back what they sent, though it is hidden.
-      if (!options.justCreated && !canSeeEvent(viewer, event)) return null;
-      const owner = viewer !== null && event.userId === viewer.id;
-      const parent = full.parent &&
-          canSeeEvent(viewer, {
-            userId: full.parent.userId,
-            is_visible: full.parent.is_visible === 1,
-          })
-        ? summaryOf(full.parent)
-        : null;
-      const place = decodeRowObject(places, full.place) as PlaceRow | null;
-      // A local event no follower was sent yet: its object as it is served.
-      const object = event.ap_object === null && event.apUserApId === null
-        ? options.objectOf?.(event, place, full.tags.map((t) => t.tag)) ?? null
-        : event.ap_object;
-      return serializeEventFull({
-        event: { ...event, ap_object: object },
-        user: decodeRowObject(users, full.user),
-        place,
-        tags: full.tags,
-        parent,
-        children: full.children.map(summaryOf),
-        apUser: decodeRowObject(apUsers, full.apUser),
-        messages: full.messages.map((m) =>
-          decodeRowObject(messages, m) as MessageRow
-        ),
-        resources: full.resources.map((r) =>
-          decodeRowObject(resources, r) as ResourceRow
-        ),
-        fullUser: owner || viewer?.role === "admin",
-      });
+      if (row.body !== null) return { body: row.body };
+      const full = row.full;
+      if (full === null) return null;
+      return {
+        body: null,
+        generation: row.generation ?? 0,
+        fullForm: (options) => fullFormOf(full, null, options),
+      };
     },
   };
 }

@@ -25,6 +25,7 @@ import {
   createFederationForDatabase,
 } from "../../lib/federation/setup.ts";
 import { createApp } from "../../routes/mod.ts";
+import { createEventBodyFiller } from "../../lib/events/bodies.ts";
 import { HOT_TAG } from "./seed.ts";
 import { ROOT } from "./server.ts";
 
@@ -82,6 +83,8 @@ const app = createApp({
     systemClock,
     logger,
   ),
+  // As main.ts: anonymous event answers kept.
+  eventBodies: createEventBodyFiller(database.db, { delayMs: 20 }),
 });
 
 /** Memory figures now, in MB. */

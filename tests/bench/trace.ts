@@ -25,6 +25,7 @@ import {
   createFederationForDatabase,
 } from "../../lib/federation/setup.ts";
 import { createApp } from "../../routes/mod.ts";
+import { createEventBodyFiller } from "../../lib/events/bodies.ts";
 
 interface Traced {
   sql: string;
@@ -76,7 +77,8 @@ if (import.meta.main) {
   await Deno.copyFile(file, copy);
   const config = loadConfig({
     DATABASE_URL: `file:${copy}`,
-    BASE_URL: "http://127.0.0.1:8000",
+    // The base URL of the server that kept the file's event answers, if any.
+    BASE_URL: Deno.env.get("TRACE_BASE_URL") ?? "http://127.0.0.1:8000",
     LOG_LEVEL: "warning",
     ADMIN_EMAIL: "trace-admin@bench.invalid",
     ADMIN_PASSWORD: "trace-admin-password",
@@ -108,6 +110,8 @@ if (import.meta.main) {
     log,
     media: createDbMediaStore(database.db, systemClock),
     federation,
+    // As main.ts: anonymous event answers kept (stored at once here).
+    eventBodies: createEventBodyFiller(database.db, { delayMs: 0 }),
   });
   let token = "";
   if (method !== "GET") {

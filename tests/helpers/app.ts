@@ -14,6 +14,10 @@ import { type Config, loadConfig } from "../../lib/config.ts";
 import { prepareInstance } from "../../lib/instance.ts";
 import { silentLogger } from "../../lib/log.ts";
 import { createDbMediaStore } from "../../lib/media/store.ts";
+import {
+  createEventBodyFiller,
+  type EventBodyFiller,
+} from "../../lib/events/bodies.ts";
 import { createMailer, type Mailer } from "../../lib/mail/outbox.ts";
 import { mailQueueWork } from "../../lib/mail/notices.ts";
 import type { MailTransport } from "../../lib/mail/transport.ts";
@@ -41,6 +45,8 @@ export interface TestContext {
   config: Config & { jwtSecret: string };
   federation: FederationService;
   mailer: Mailer;
+  /** Keeps anonymous event answers (absent when the test turned it off). */
+  eventBodies?: EventBodyFiller;
   close(): void;
 }
 
@@ -62,6 +68,12 @@ export interface TestAppOptions {
   mailTransport?: MailTransport;
   /** Attempts before a mail is given up on (MAIL_MAX_ATTEMPTS by default). */
   mailMaxAttempts?: number;
+  /**
+   * Keep anonymous event answers (lib/events/bodies.ts), as main.ts does;
+   * by default on an embedded database (their fills run at the end of the
+   * request's task, so no test leaks them), off on a remote one.
+   */
+  keepEventBodies?: boolean;
 }
 
 /**
@@ -126,6 +138,9 @@ export async function createTestApp(
       }),
     },
   );
+  const eventBodies = options.keepEventBodies ?? !remoteUrl
+    ? createEventBodyFiller(database.db, { delayMs: 0 })
+    : undefined;
   const app = createApp({
     database,
     config: fullConfig,
@@ -136,6 +151,7 @@ export async function createTestApp(
     federation,
     egress: options.egress,
     mailer,
+    eventBodies,
   });
   return {
     app,
@@ -144,7 +160,11 @@ export async function createTestApp(
     config: fullConfig,
     federation,
     mailer,
-    close: () => database.close(),
+    eventBodies,
+    close: () => {
+      eventBodies?.close();
+      database.close();
+    },
   };
 }
 
