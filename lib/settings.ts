@@ -104,11 +104,20 @@ interface CachedSettings {
 const settingsCache = new WeakMap<Db, CachedSettings>();
 const settingsVersions = new WeakMap<Db, number>();
 
-/** All known settings, stored values over defaults. */
-export async function getSettings(db: Db): Promise<Settings> {
+/**
+ * All known settings, stored values over defaults. `fresh`: read now, never
+ * the reused read (for what outlives the request, such as a kept event
+ * answer: it must show the settings of the moment its event was read).
+ */
+export async function getSettings(
+  db: Db,
+  options: { fresh?: boolean } = {},
+): Promise<Settings> {
   const cached = settingsCache.get(db);
   const started = performance.now();
-  if (cached && started - cached.readAt < SETTINGS_REUSE_MS) {
+  if (
+    !options.fresh && cached && started - cached.readAt < SETTINGS_REUSE_MS
+  ) {
     return { ...cached.settings };
   }
   const version = settingsVersions.get(db) ?? 0;

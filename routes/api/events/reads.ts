@@ -12,7 +12,7 @@ import { listUnconfirmedEvents } from "../../../lib/events/unconfirmed.ts";
 import { loadEventFull, publicEventQuery } from "../../../lib/events/load.ts";
 import { bodyVariant, validUntilOf } from "../../../lib/events/bodies.ts";
 import { runRead } from "../../../db/batch.ts";
-import { DEFAULT_SETTINGS } from "../../../lib/settings.ts";
+import { DEFAULT_SETTINGS, getSettings } from "../../../lib/settings.ts";
 import { invalidRequest, notFound } from "../../../lib/errors.ts";
 import {
   SEARCH_MAX_TERMS,
@@ -289,7 +289,13 @@ export function eventReadRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
       if (!read) throw notFound("Event");
       // The same bytes and headers as c.json's, kept or made now.
       if (read.body !== null) return c.body(read.body, 200, json) as never;
-      const settings = federation ? await settingsOf(c, db) : null;
+      // Read after the event (not the request's reused read, which may
+      // predate a change another process made): a settings change after
+      // the event's read moves the generation, so a body made with older
+      // settings is never kept.
+      const settings = federation
+        ? await getSettings(db, { fresh: true })
+        : null;
       const event = read.fullForm({
         objectOf: settings && federation
           ? (row, place, tags) =>
