@@ -264,3 +264,20 @@ Deno.test("bodies: odd ids answer 404 or 400, never 500, and keep nothing", asyn
   assert.equal(row.n, 0);
   apps.ctx.close();
 });
+
+Deno.test("bodies: every trigger that ends kept bodies is in the migrated schema (a later table rebuild must make them again)", async () => {
+  const ctx = await createTestApp({ env: NO_CACHE });
+  const text = await Deno.readTextFile(
+    new URL("../db/migrations/0023_event_bodies.sql", import.meta.url),
+  );
+  const wanted = [...text.matchAll(/CREATE TRIGGER `([^`]+)`/g)].map((m) =>
+    m[1]
+  );
+  assert.ok(wanted.length >= 17, `triggers of 0023: ${wanted.length}`);
+  const rows = await ctx.database.db.all<{ name: string; tbl_name: string }>(
+    sql`select name, tbl_name from sqlite_master where type = 'trigger'`,
+  );
+  const present = new Set(rows.map((r) => r.name));
+  for (const name of wanted) assert.ok(present.has(name), `trigger ${name}`);
+  ctx.close();
+});
