@@ -281,3 +281,92 @@ Deno.test("bodies: every trigger that ends kept bodies is in the migrated schema
   for (const name of wanted) assert.ok(present.has(name), `trigger ${name}`);
   ctx.close();
 });
+
+Deno.test("bodies: merges, a date's own place, a hidden series and a hidden reply end the bodies that show them", async () => {
+  const apps = await pair();
+  const admin = await userWithToken(apps.ctx, "admin");
+  const author = await userWithToken(apps.ctx, "user");
+  const DAY = 86400;
+  const now = Math.floor(Number(apps.ctx.clock.now()) / 1000);
+  const series = await postEvent(apps.ctx, author.token, {
+    title: "Weekly",
+    start_datetime: now + DAY,
+    recurrent: { frequency: "1w" },
+    place_name: "Teatro",
+    place_address: "Via Verdi 2",
+  });
+  const date = series.children[0].id as number;
+  const other = await postEvent(apps.ctx, author.token, {
+    title: "Elsewhere",
+    place_name: "Cantina",
+    place_address: "Via Po 9",
+  });
+  const ok = async (res: Promise<Response>) => {
+    const r = await res;
+    assert.ok(r.status < 300, `${r.status} ${await r.text()}`);
+  };
+  const ids = [series.id as number, date, other.id as number];
+  const check = async (label: string, change: () => Promise<unknown>) => {
+    for (const id of ids) await fill(apps.ctx, id);
+    await change();
+    for (const id of ids) await sameAnswer(apps, id, `${label}: ${id}`);
+  };
+  // The date moves to its own place, then that place is edited: the
+  // series lists the date with its place.
+  await check(
+    "a date's own place",
+    () =>
+      ok(call(apps.ctx, "PATCH", `/api/events/${date}`, {
+        token: author.token,
+        json: { place_name: "Cantina", place_address: "Via Po 9" },
+      })),
+  );
+  await check(
+    "that place edited",
+    () =>
+      ok(call(apps.ctx, "PUT", `/api/places/${other.placeId}`, {
+        token: admin.token,
+        json: { name: "Cantina Nuova", address: "Via Po 11" },
+      })),
+  );
+  await check(
+    "places merged",
+    () =>
+      ok(call(apps.ctx, "POST", `/api/places/${series.placeId}/merge`, {
+        token: admin.token,
+        json: { places: [other.placeId] },
+      })),
+  );
+  const actor = "https://remote.example/u/carol";
+  await insertActor(apps.ctx, actor);
+  await apps.ctx.database.db.run(
+    sql`insert into resources (activitypub_id, hidden, data, apUserApId, eventId, createdAt, updatedAt)
+      values ('https://remote.example/notes/2', 0, '{"content":"hi"}', ${actor}, ${other.id}, 1, 1)`,
+  );
+  const [{ id: resource }] = await apps.ctx.database.db.all<{ id: number }>(
+    sql`select id from resources where activitypub_id = 'https://remote.example/notes/2'`,
+  );
+  await check(
+    "a reply hidden",
+    () =>
+      ok(call(apps.ctx, "PUT", `/api/resources/${resource}`, {
+        token: admin.token,
+        json: { hidden: true },
+      })),
+  );
+  await check("the actor blocked by hand", () =>
+    apps.ctx.database.db.run(
+      sql`update ap_users set blocked = 1 where ap_id = ${actor}`,
+    ));
+  // The series hidden: its date shows no series any more.
+  for (const id of ids) await fill(apps.ctx, id);
+  await ok(call(apps.ctx, "PUT", `/api/events/${series.id}/toggle`, {
+    token: author.token,
+  }));
+  for (const id of ids) await sameAnswer(apps, id, `series hidden: ${id}`);
+  assert.equal(
+    JSON.parse((await anonymous(apps.ctx, date)).text).parent,
+    null,
+  );
+  apps.ctx.close();
+});
