@@ -18,9 +18,13 @@ import { apUsers } from "../db/schema.ts";
 
 const NO_CACHE = { PUBLIC_CACHE_MS: "0" };
 
-/** An app keeping bodies, and one over the same database that keeps none. */
+/**
+ * An app keeping bodies, and one over the same database that keeps none
+ * (keeping asked for, so that the remote tier, QUANDO_TEST_DATABASE=hrana,
+ * runs these too: main.ts keeps bodies on a remote database as well).
+ */
 async function pair() {
-  const ctx = await createTestApp({ env: NO_CACHE });
+  const ctx = await createTestApp({ env: NO_CACHE, keepEventBodies: true });
   const plain = await createTestApp({
     database: ctx.database,
     env: NO_CACHE,
