@@ -99,26 +99,35 @@ const SETTINGS_REUSE_MS = 1_000;
 interface CachedSettings {
   settings: Settings;
   readAt: number;
+  /** Which read this was (see settingsReadOf). */
+  read: number;
 }
 /** Per database handle (weakly held): the last read and a write version. */
 const settingsCache = new WeakMap<Db, CachedSettings>();
 const settingsVersions = new WeakMap<Db, number>();
+/** Per database handle: how many reads of the settings it made. */
+const settingsReads = new WeakMap<Db, number>();
+/** The read each Settings object getSettings gave came from. */
+const readOfSettings = new WeakMap<Settings, number>();
 
 /**
- * All known settings, stored values over defaults. `fresh`: read now, never
- * the reused read (for what outlives the request, such as a kept event
- * answer: it must show the settings of the moment its event was read).
+ * Which read of the database's settings `settings` (as getSettings gave it)
+ * came from: equal for the copies of one reused read, so what is worked out
+ * from the settings can be reused with it (lib/events/bodies.ts: the variant
+ * of kept answers). Undefined for settings made otherwise.
  */
-export async function getSettings(
-  db: Db,
-  options: { fresh?: boolean } = {},
-): Promise<Settings> {
+export function settingsReadOf(settings: Settings): number | undefined {
+  return readOfSettings.get(settings);
+}
+
+/** All known settings, stored values over defaults. */
+export async function getSettings(db: Db): Promise<Settings> {
   const cached = settingsCache.get(db);
   const started = performance.now();
-  if (
-    !options.fresh && cached && started - cached.readAt < SETTINGS_REUSE_MS
-  ) {
-    return { ...cached.settings };
+  if (cached && started - cached.readAt < SETTINGS_REUSE_MS) {
+    const copy = { ...cached.settings };
+    readOfSettings.set(copy, cached.read);
+    return copy;
   }
   const version = settingsVersions.get(db) ?? 0;
   const rows = await db.select().from(settings).where(
@@ -132,11 +141,15 @@ export async function getSettings(
     );
     if (check.success) out[row.key] = check.data;
   }
+  const read = (settingsReads.get(db) ?? 0) + 1;
+  settingsReads.set(db, read);
   // A write that ran meanwhile may not be in these rows: keep nothing then.
   if ((settingsVersions.get(db) ?? 0) === version) {
-    settingsCache.set(db, { settings: out as Settings, readAt: started });
+    settingsCache.set(db, { settings: out as Settings, readAt: started, read });
   }
-  return { ...out } as Settings;
+  const copy = { ...out } as Settings;
+  readOfSettings.set(copy, read);
+  return copy;
 }
 
 /** Forgets the reused read, before and after a write. */

@@ -207,13 +207,16 @@ function sampleEvent(): { event: EventRow; place: PlaceRow } {
 }
 
 /**
- * The variant of kept bodies this server serves: its base URL, whether it
- * federates, and a fingerprint of the form's code (the sample event through
- * serializeEventFull and `objectOf`), so that a body kept by another
- * configuration or another version of the code is never its answer.
+ * The variant of kept bodies a server serves: its base URL, whether it
+ * federates, the statement that reads them (`statement`: its SQL), and a
+ * fingerprint of the form's code and of the settings it shows (the sample
+ * event through serializeEventFull and `objectOf`, the instance's settings
+ * in it), so that a body kept by another configuration, another version of
+ * the code or under other settings is never its answer.
  */
 export function bodyVariant(
   baseUrl: string,
+  statement: string,
   objectOf:
     | ((event: EventRow, place: PlaceRow | null, tags: string[]) => unknown)
     | null,
@@ -233,7 +236,7 @@ export function bodyVariant(
     fullUser: false,
   });
   return digest(
-    `${EVENT_BODY_FORMAT}\n${baseUrl}\n${objectOf !== null}\n${
+    `${EVENT_BODY_FORMAT}\n${baseUrl}\n${objectOf !== null}\n${statement}\n${
       JSON.stringify(form)
     }`,
   );

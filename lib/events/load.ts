@@ -480,6 +480,22 @@ export type PublicEventRead =
   };
 
 /**
+ * The SQL of publicEventQuery's statement: part of what kept answers depend
+ * on (lib/events/bodies.ts: bodyVariant), since what it selects, in which
+ * order and how many, is in every answer.
+ */
+export function publicEventSql(db: Db): string {
+  return eventFullStatement(
+    db,
+    sql.placeholder("ref"),
+    null,
+    sql.placeholder("now"),
+    { moderator: false, signedIn: false, justCreated: false },
+    sql.placeholder("variant"),
+  ).toSQL().sql;
+}
+
+/**
  * The anonymous reader's full form of event `id` (null when it does not
  * exist), answered by its kept body of `variant` when there is one still
  * valid at `now`: one statement either way.

@@ -9,10 +9,15 @@ import {
   searchEvents,
 } from "../../../lib/events/search.ts";
 import { listUnconfirmedEvents } from "../../../lib/events/unconfirmed.ts";
-import { loadEventFull, publicEventQuery } from "../../../lib/events/load.ts";
+import {
+  loadEventFull,
+  publicEventQuery,
+  publicEventSql,
+} from "../../../lib/events/load.ts";
 import { bodyVariant, validUntilOf } from "../../../lib/events/bodies.ts";
 import { runRead } from "../../../db/batch.ts";
-import { DEFAULT_SETTINGS, getSettings } from "../../../lib/settings.ts";
+import { type Settings, settingsReadOf } from "../../../lib/settings.ts";
+import type { EventRow, PlaceRow } from "../../../lib/events/serialize.ts";
 import { invalidRequest, notFound } from "../../../lib/errors.ts";
 import {
   SEARCH_MAX_TERMS,
@@ -263,18 +268,34 @@ export function eventReadRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
   // when the app keeps bodies (main.ts; tests/helpers.ts).
   const bodies = deps.eventBodies;
   const federation = deps.federation;
-  const variant = bodies
-    ? bodyVariant(
+  const statement = bodies ? publicEventSql(db) : "";
+  const objectOf = (settings: Settings) =>
+  (
+    row: EventRow,
+    place: PlaceRow | null,
+    tags: string[],
+  ) => federation!.eventObjectOf(row, place, tags, settings);
+  /**
+   * The variant of kept answers under `settings` (null: not federating),
+   * worked out once per read of the settings: a body made under settings
+   * this process has not seen yet (another process changed them) is then
+   * never served once it sees them.
+   */
+  let variantOfRead: { read: number | undefined; variant: string } | null =
+    null;
+  const variantOf = (settings: Settings | null): string => {
+    const read = settings ? settingsReadOf(settings) : -1;
+    if (variantOfRead && read !== undefined && variantOfRead.read === read) {
+      return variantOfRead.variant;
+    }
+    const variant = bodyVariant(
       deps.config.baseUrl,
-      federation
-        ? (row, place, tags) =>
-          federation.eventObjectOf(row, place, tags, {
-            ...DEFAULT_SETTINGS,
-            enable_federation: true,
-          })
-        : null,
-    )
-    : "";
+      statement,
+      settings ? objectOf(settings) : null,
+    );
+    variantOfRead = { read, variant };
+    return variant;
+  };
   const json = { "Content-Type": "application/json" };
 
   app.openapi(
@@ -282,6 +303,8 @@ export function eventReadRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
     async (c) => {
       const id = c.req.valid("param").id;
       if (!bodies || c.get("auth")) return c.json(await full(c, id), 200);
+      const settings = federation ? await settingsOf(c, db) : null;
+      const variant = variantOf(settings);
       const read = await runRead(
         db,
         publicEventQuery(db, id, unixNow(deps.clock), variant),
@@ -289,18 +312,8 @@ export function eventReadRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
       if (!read) throw notFound("Event");
       // The same bytes and headers as c.json's, kept or made now.
       if (read.body !== null) return c.body(read.body, 200, json) as never;
-      // Read after the event (not the request's reused read, which may
-      // predate a change another process made): a settings change after
-      // the event's read moves the generation, so a body made with older
-      // settings is never kept.
-      const settings = federation
-        ? await getSettings(db, { fresh: true })
-        : null;
       const event = read.fullForm({
-        objectOf: settings && federation
-          ? (row, place, tags) =>
-            federation.eventObjectOf(row, place, tags, settings)
-          : undefined,
+        objectOf: settings ? objectOf(settings) : undefined,
       });
       if (!event) throw notFound("Event");
       const body = JSON.stringify(event);
