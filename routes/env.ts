@@ -31,6 +31,13 @@ export interface AppDeps {
   egress?: EgressFetch;
   /** Outgoing e-mail; absent or not `enabled`: e-mail is off (links are shown instead). */
   mailer?: Mailer;
+  /**
+   * Whether a Response kept by this process may be cloned to answer later
+   * requests (the public-read cache's hits): main.ts says so for Deno, where
+   * a clone costs much less than a new Response with its headers. Absent on
+   * Workers, where a Response made during one request may not serve another.
+   */
+  reusableResponses?: boolean;
 }
 
 /** Dependencies plus what createApp derives from them, handed to every route module. */

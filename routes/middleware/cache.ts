@@ -53,9 +53,40 @@ async function capture(res: Response): Promise<CachedAnswer | null> {
   };
 }
 
+/**
+ * How an unconditional hit makes its Response. On Deno (`reusable`) it clones
+ * one Response kept per answer: a new Response with several headers builds a
+ * native response and registers it with a FinalizationRegistry, and checks
+ * each header again, which cost more than the rest of a hit; a clone shares
+ * the body text and copies the checked headers. Elsewhere (Workers) a new
+ * Response each time: one kept and cloned across requests fails there (a
+ * body may not serve two requests).
+ */
+function answerMaker(reusable: boolean): (answer: CachedAnswer) => Response {
+  const fresh = (answer: CachedAnswer) =>
+    new Response(answer.body, {
+      status: answer.status,
+      headers: answer.headers,
+    });
+  if (!reusable) return fresh;
+  // Kept beside the answer, and gone with it when the cache drops it.
+  const kept = new WeakMap<CachedAnswer, Response>();
+  return (answer) => {
+    let template = kept.get(answer);
+    if (template === undefined) {
+      template = fresh(answer);
+      kept.set(answer, template);
+    }
+    // The template's body is never read: each clone has a body of its own
+    // over the same text.
+    return template.clone();
+  };
+}
+
 function replay(
   answer: CachedAnswer,
   request: Request,
+  unconditional: (answer: CachedAnswer) => Response,
 ): Response {
   // Most hits are unconditional: the stored answer goes out as it is. An
   // answer without validators (the API's JSON) cannot be matched by a
@@ -67,12 +98,7 @@ function replay(
     ? request.headers.get("if-modified-since")
     : null;
   if (ifNoneMatch === null && ifModifiedSince === null) {
-    // A new Response each time: one kept and cloned across requests fails on
-    // Workers (a body may not serve two requests there).
-    return new Response(answer.body, {
-      status: answer.status,
-      headers: answer.headers,
-    });
+    return unconditional(answer);
   }
   const headers = new Headers(answer.headers);
   const etag = headers.get("etag");
@@ -138,6 +164,7 @@ export function publicReadCache(
   filtered: ResponseCache = cache,
 ): PublicReadCache {
   /** Every rule's paths as one pattern: most paths are none of them. */
+  const unconditional = answerMaker(deps.reusableResponses === true);
   const anyRule = new RegExp(
     rules.flatMap((rule) => rule.paths).map((re) => `(?:${re.source})`)
       .join("|") || "(?!)",
@@ -202,7 +229,7 @@ export function publicReadCache(
       const marker = deps.database.changeMarker();
       if (marker === null) return null;
       const answer = found.store.get(found.key, marker);
-      if (answer) return replay(answer, request);
+      if (answer) return replay(answer, request, unconditional);
       foundBy.set(request, { found, missedUnder: marker });
       return null;
     },
@@ -233,7 +260,7 @@ export function publicReadCache(
         before?.missedUnder === marker,
       );
       if (ran) return;
-      if (answer) return c.res = replay(answer, c.req.raw);
+      if (answer) return c.res = replay(answer, c.req.raw, unconditional);
     },
   };
 }

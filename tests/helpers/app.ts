@@ -62,6 +62,8 @@ export interface TestAppOptions {
   mailTransport?: MailTransport;
   /** Attempts before a mail is given up on (MAIL_MAX_ATTEMPTS by default). */
   mailMaxAttempts?: number;
+  /** AppDeps.reusableResponses; true (Deno's, as main.ts) by default. */
+  reusableResponses?: boolean;
 }
 
 /**
@@ -136,6 +138,8 @@ export async function createTestApp(
     federation,
     egress: options.egress,
     mailer,
+    // As main.ts has it: the tests run on Deno.
+    reusableResponses: options.reusableResponses ?? true,
   });
   return {
     app,
