@@ -175,12 +175,6 @@ async function serve(config: Config): Promise<void> {
           : "queue loop"
       }; e-mail: ${mailer.transportKind ?? "off"}`,
   );
-  const afterRequest = (response: Response): Response => {
-    if (drainer && federation.hasQueuedWork()) {
-      void drainer.drain(AFTER_REQUEST_DRAIN);
-    }
-    return response;
-  };
   const server = Deno.serve(
     {
       port: config.port,
@@ -190,19 +184,14 @@ async function serve(config: Config): Promise<void> {
           `Quando listening on http://${hostname}:${port} (public URL ${config.baseUrl})`,
         ),
     },
-    (req, info) => {
-      // Read here, not lazily through a getter: a closure over `info` kept
-      // each request's objects alive past a young-generation collection
-      // (measured: a hit's garbage was promoted, and mark-compacts ran often).
-      const response = app.fetch(req, {
+    async (req, info) => {
+      const response = await app.fetch(req, {
         remoteAddr: info.remoteAddr as Deno.NetAddr,
       });
-      // A hit of the public-read cache is a Response, not a promise
-      // (routes/mod.ts): returned as it is, Deno.serve sends it at once,
-      // without waiting for a promise to settle.
-      return response instanceof Promise
-        ? response.then(afterRequest)
-        : afterRequest(response);
+      if (drainer && federation.hasQueuedWork()) {
+        void drainer.drain(AFTER_REQUEST_DRAIN);
+      }
+      return response;
     },
   );
   // The first run of the jobs starts once the server listens and is never
