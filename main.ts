@@ -141,6 +141,7 @@ async function serve(config: Config): Promise<void> {
     egress,
     mailer,
     eventBodies,
+    reusableResponses: true,
   });
   let jobsRunning = false;
   const hourly = async () => {

@@ -37,6 +37,12 @@ export interface AppDeps {
    * absent: every read assembles it.
    */
   eventBodies?: EventBodyFiller;
+   * Whether a Response kept by this process may be cloned to answer later
+   * requests (the public-read cache's hits): main.ts says so for Deno, where
+   * a clone costs much less than a new Response with its headers. Absent on
+   * Workers, where a Response made during one request may not serve another.
+   */
+  reusableResponses?: boolean;
 }
 
 /** Dependencies plus what createApp derives from them, handed to every route module. */

@@ -93,6 +93,43 @@ Deno.test("a repeated anonymous GET is answered from memory; a write ends it at 
   ctx.close();
 });
 
+for (const reusableResponses of [true, false]) {
+  Deno.test(
+    `hits send the computed answer's bytes and headers, again and again (${
+      reusableResponses
+        ? "Deno: a kept Response cloned"
+        : "Workers: a new Response each time"
+    })`,
+    async () => {
+      const ctx = await createTestApp({ reusableResponses });
+      const { token } = await userWithToken(ctx, "admin");
+      // Text beyond Latin-1: the body is not one byte per character.
+      const event = await createEvent(ctx, token, {
+        title: "Cached 📍 concert",
+      });
+      const path = `/api/events/${event.id}`;
+      const answer = async () => {
+        const res = await call(ctx, "GET", path);
+        return {
+          status: res.status,
+          headers: [...res.headers],
+          bytes: new Uint8Array(await res.arrayBuffer()),
+        };
+      };
+      const computed = await answer();
+      assert.equal(computed.status, 200);
+      await answer();
+      for (let hit = 0; hit < 3; hit++) {
+        const statements = await statementsDuring(ctx, async () => {
+          assert.deepEqual(await answer(), computed);
+        });
+        assert.equal(statements, 0);
+      }
+      ctx.close();
+    },
+  );
+}
+
 Deno.test("answers that depend on the caller are never cached or served from the cache", async () => {
   const ctx = await createTestApp();
   const { token } = await userWithToken(ctx, "admin");

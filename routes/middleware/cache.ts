@@ -53,9 +53,51 @@ async function capture(res: Response): Promise<CachedAnswer | null> {
   };
 }
 
+/** A new Response of `answer`, as it was sent. */
+function fresh(answer: CachedAnswer): Response {
+  return new Response(answer.body, {
+    status: answer.status,
+    headers: answer.headers,
+  });
+}
+
+/**
+ * How a hit answered before the router makes its Response, the answer going
+ * straight to the server. On Deno (`reusable`) it clones one Response kept per
+ * answer: a new Response with several headers builds a native response,
+ * registers it with a FinalizationRegistry and checks each header again,
+ * which cost more than the rest of a hit, while a clone copies the checked
+ * headers and shares the body. The kept body is the answer's UTF-8 bytes,
+ * encoded once (the server then sends them as they are, where text beyond
+ * Latin-1 was encoded again for every hit); every clone shares them, and
+ * nothing writes into a body it sends. Elsewhere (Workers) a new Response
+ * each time: one kept and cloned across requests fails there (a body may not
+ * serve two requests).
+ */
+function directAnswers(reusable: boolean): (answer: CachedAnswer) => Response {
+  if (!reusable) return fresh;
+  // Kept beside the answer, and gone with it when the cache drops it.
+  const kept = new WeakMap<CachedAnswer, Response>();
+  const encoder = new TextEncoder();
+  return (answer) => {
+    let template = kept.get(answer);
+    if (template === undefined) {
+      template = new Response(encoder.encode(answer.body), {
+        status: answer.status,
+        headers: answer.headers,
+      });
+      kept.set(answer, template);
+    }
+    // The template's body is never read: each clone has a body of its own
+    // over the same bytes.
+    return template.clone();
+  };
+}
+
 function replay(
   answer: CachedAnswer,
   request: Request,
+  unconditional: (answer: CachedAnswer) => Response,
 ): Response {
   // Most hits are unconditional: the stored answer goes out as it is. An
   // answer without validators (the API's JSON) cannot be matched by a
@@ -67,12 +109,7 @@ function replay(
     ? request.headers.get("if-modified-since")
     : null;
   if (ifNoneMatch === null && ifModifiedSince === null) {
-    // A new Response each time: one kept and cloned across requests fails on
-    // Workers (a body may not serve two requests there).
-    return new Response(answer.body, {
-      status: answer.status,
-      headers: answer.headers,
-    });
+    return unconditional(answer);
   }
   const headers = new Headers(answer.headers);
   const etag = headers.get("etag");
@@ -138,6 +175,7 @@ export function publicReadCache(
   filtered: ResponseCache = cache,
 ): PublicReadCache {
   /** Every rule's paths as one pattern: most paths are none of them. */
+  const direct = directAnswers(deps.reusableResponses === true);
   const anyRule = new RegExp(
     rules.flatMap((rule) => rule.paths).map((re) => `(?:${re.source})`)
       .join("|") || "(?!)",
@@ -202,7 +240,7 @@ export function publicReadCache(
       const marker = deps.database.changeMarker();
       if (marker === null) return null;
       const answer = found.store.get(found.key, marker);
-      if (answer) return replay(answer, request);
+      if (answer) return replay(answer, request, direct);
       foundBy.set(request, { found, missedUnder: marker });
       return null;
     },
@@ -233,7 +271,9 @@ export function publicReadCache(
         before?.missedUnder === marker,
       );
       if (ran) return;
-      if (answer) return c.res = replay(answer, c.req.raw);
+      // Back through the middleware around this one: a Response of its own,
+      // not sharing the kept bytes (Hono may wrap its body in another).
+      if (answer) return c.res = replay(answer, c.req.raw, fresh);
     },
   };
 }

@@ -74,6 +74,8 @@ export interface TestAppOptions {
    * request's task, so no test leaks them), off on a remote one.
    */
   keepEventBodies?: boolean;
+  /** AppDeps.reusableResponses; true (Deno's, as main.ts) by default. */
+  reusableResponses?: boolean;
 }
 
 /**
@@ -152,6 +154,8 @@ export async function createTestApp(
     egress: options.egress,
     mailer,
     eventBodies,
+    // As main.ts has it: the tests run on Deno.
+    reusableResponses: options.reusableResponses ?? true,
   });
   return {
     app,
