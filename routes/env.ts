@@ -37,6 +37,7 @@ export interface AppDeps {
    * absent: every read assembles it.
    */
   eventBodies?: EventBodyFiller;
+  /**
    * Whether a Response kept by this process may be cloned to answer later
    * requests (the public-read cache's hits): main.ts says so for Deno, where
    * a clone costs much less than a new Response with its headers. Absent on
