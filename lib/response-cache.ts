@@ -9,7 +9,11 @@
  * within the lifetime (a first miss leaves only the key, in a small bounded
  * list of keys seen once). A crawl over many distinct pages, each asked for
  * once, then costs no more than with the cache off, and does not push out
- * what is asked for again and again.
+ * what is asked for again and again. Nor does a crawl that asks for pages
+ * twice but over more of them than the cache holds: while making room would
+ * push out an answer still fresh and never served from the cache (the cache
+ * churns: answers fall out before they are asked for again), no answer is
+ * kept (nor copied), and what is kept stays until it is served or expires.
  */
 import type { Clock } from "./clock.ts";
 
@@ -33,6 +37,8 @@ interface Entry {
   storedAt: number;
   ttlMs: number;
   size: number;
+  /** Whether it was served at least once since it was stored. */
+  served: boolean;
 }
 
 export interface ResponseCacheOptions {
@@ -54,6 +60,10 @@ const ENTRY_OVERHEAD_BYTES = 256;
  * cache's budget (keys count twice their length, plus this much each).
  */
 const SEEN_OVERHEAD_BYTES = 64;
+/** While the cache churns, one miss in this many is considered for admission. */
+const CHURN_SAMPLE = 16;
+/** Below this share of `maxBytes` the cache takes any admitted answer. */
+const ROOM_SHARE = 0.9;
 /** The share of `maxBytes` the keys seen once may take. */
 const SEEN_SHARE = 1 / 8;
 
@@ -74,6 +84,9 @@ export class ResponseCache {
   readonly #inFlight = new Map<string, Flight>();
   readonly #options: ResponseCacheOptions;
   #bytes = 0;
+  /** Misses seen while the cache churns (see considersMiss). */
+  #churnedMisses = 0;
+
 
   constructor(options: ResponseCacheOptions) {
     this.#options = options;
@@ -93,12 +106,25 @@ export class ResponseCache {
       // Map order is recency order: move the entry to the end.
       this.#entries.delete(key);
       this.#entries.set(key, entry);
+      entry.served = true;
       return entry.answer;
     }
     // Outdated, but asked for again: its next answer is kept at once.
     this.#remove(key, entry);
     this.#remember(key, this.#options.clock.now().getTime());
     return null;
+  }
+
+  /**
+   * Whether a miss is worth the admission's bookkeeping (the keys seen,
+   * the computations in flight): always while the cache takes answers; while
+   * it churns (see the module's comment) one miss in CHURN_SAMPLE, so that a
+   * crawl wider than the cache costs next to what it costs with the cache off,
+   * and an answer asked for again and again is still noticed.
+   */
+  considersMiss(): boolean {
+    if (this.#bytes < this.#options.maxBytes * ROOM_SHARE) return true;
+    return ++this.#churnedMisses % CHURN_SAMPLE === 0;
   }
 
   /**
@@ -136,14 +162,20 @@ export class ResponseCache {
       joined: false,
     };
     // Asked for before, or by another request while it is computed: kept.
-    const keep = () => admitted || flight.joined;
+    const keep = () => (admitted || flight.joined) && this.#takesMore(now);
     const answer = compute(keep);
     flight.answer = answer.catch(() => null);
     this.#inFlight.set(key, flight);
     try {
       const result = await answer;
       if (result && keep()) {
-        this.#store(key, { answer: result, marker, storedAt: now, ttlMs });
+        this.#store(key, {
+          answer: result,
+          marker,
+          storedAt: now,
+          ttlMs,
+          served: false,
+        });
       }
       return result;
     } finally {
@@ -200,6 +232,20 @@ export class ResponseCache {
       if (this.#bytes <= this.#options.maxBytes) break;
       this.#remove(k, e);
     }
+  }
+
+  /**
+   * Whether an answer may be added: there is room, or the least recently
+   * used entry, which would make it, was served or is out of date (else the
+   * cache churns, see the module's comment).
+   */
+  #takesMore(now: number): boolean {
+    if (this.#bytes < this.#options.maxBytes * ROOM_SHARE) return true;
+    for (const entry of this.#entries.values()) {
+      const age = now - entry.storedAt;
+      return entry.served || age < 0 || age >= entry.ttlMs;
+    }
+    return true;
   }
 
   #remove(key: string, entry: Entry) {

@@ -253,6 +253,11 @@ export function publicReadCache(
       const { key, store, rule } = found;
       const marker = deps.database.changeMarker();
       if (marker === null) return await next();
+      // A miss while the cache churns: answered as with the cache off, but
+      // for a sample (ResponseCache.considersMiss).
+      if (before?.missedUnder === marker && !store.considersMiss()) {
+        return await next();
+      }
       let ran = false;
       const ttl = deps.database.embedded && rule.embeddedTtlMs !== undefined
         ? Math.max(deps.config.publicCacheMs, rule.embeddedTtlMs)
