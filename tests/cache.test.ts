@@ -472,3 +472,52 @@ Deno.test("an answer is kept on its second request within the lifetime: a crawl 
   assert.equal(await again("crawl-0"), false);
   assert.equal(await again("crawl-1999"), true);
 });
+
+Deno.test("a crawl wider than the cache: what is kept stays until served or expired, and while full only one miss in sixteen is considered", async () => {
+  const clock = new FixedClock("2026-06-01T12:00:00Z");
+  const cache = new ResponseCache({ ttlMs: 1_000, maxBytes: 8_000, clock });
+  const answer = () =>
+    Promise.resolve({
+      status: 200,
+      headers: [] as [string, string][],
+      body: "x".repeat(500),
+      validators: false,
+    });
+  // Each key asked for twice: admitted on the second request.
+  const twice = async (key: string) => {
+    for (let i = 0; i < 2; i++) await cache.getOrCompute(key, "m", answer);
+  };
+  for (let i = 0; i < 20; i++) await twice(`a-${i}`);
+  const kept = (prefix: string, n: number) => {
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if (cache.get(`${prefix}-${i}`, "m")) count++;
+    }
+    return count;
+  };
+  // About 1,300 bytes an answer: the cache fills with the first ones.
+  const first = kept("a", 20);
+  assert.ok(first > 0 && first < 8, `kept ${first}`);
+  // Served once each above: now more may push them out.
+  for (let i = 0; i < 20; i++) await twice(`b-${i}`);
+  assert.ok(kept("b", 20) > 0, "served answers make room");
+  // A fresh cache full of answers never served keeps the next ones out...
+  const other = new ResponseCache({ ttlMs: 1_000, maxBytes: 8_000, clock });
+  for (let i = 0; i < 20; i++) {
+    for (let j = 0; j < 2; j++) {
+      await other.getOrCompute(`c-${i}`, "m", answer);
+    }
+  }
+  let considered = 0;
+  for (let i = 0; i < 160; i++) if (other.considersMiss()) considered++;
+  assert.equal(considered, 10, "one miss in sixteen while full");
+  const late = await other.getOrCompute("d", "m", answer);
+  assert.ok(late);
+  await other.getOrCompute("d", "m", answer);
+  assert.equal(other.get("d", "m"), null, "no room: not kept");
+  // ...until they expire.
+  clock.advance(1_500);
+  await other.getOrCompute("e", "m", answer);
+  await other.getOrCompute("e", "m", answer);
+  assert.ok(other.get("e", "m"), "kept once the others are out of date");
+});
