@@ -126,7 +126,7 @@ async function serve(config: Config): Promise<void> {
   const drainer = cron ? createQueueDrainer(federation, log) : null;
   // Anonymous event answers are kept as their JSON (lib/events/bodies.ts),
   // stored in batches a little after the reads that made them.
-  const eventBodies = createEventBodyFiller(database.db, {
+  const eventBodies = createEventBodyFiller(database, {
     delayMs: EVENT_BODY_DELAY_MS,
     log,
   });

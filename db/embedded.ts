@@ -37,7 +37,11 @@ import {
 import { toBatchError, toLibsqlError } from "./embedded-errors.ts";
 import { bindArgs, fromSql, Result, rowClassFor } from "./embedded-rows.ts";
 import { EmbeddedTransaction } from "./embedded-transaction.ts";
-import { SCHEMA_CHANGE, StatementCache } from "./statement-cache.ts";
+import {
+  DERIVED_WRITE,
+  SCHEMA_CHANGE,
+  StatementCache,
+} from "./statement-cache.ts";
 
 export { PRIMARY_CODES } from "./embedded-errors.ts";
 export { StatementCache } from "./statement-cache.ts";
@@ -272,7 +276,35 @@ export class EmbeddedClient implements Client {
   /** Runs one statement. */
   async execute(stmt: InStatement, args?: InArgs): Promise<ResultSet> {
     await this.#idle();
+    if (
+      !this.#db.isTransaction && DERIVED_WRITE.test(normalize(stmt, args).sql)
+    ) {
+      return this.#derived(() => this.run(stmt, args));
+    }
     return this.run(stmt, args);
+  }
+
+  /** The connection's `synchronous` level, read once. */
+  #synchronous: unknown = null;
+
+  /**
+   * Runs a write of derived data (DERIVED_WRITE) in a commit that does not
+   * wait for the disk (`synchronous = NORMAL`, safe in WAL mode: a crash may
+   * only lose the last such commits, which reads make again), then puts the
+   * level back. All of it runs synchronously, so no other statement commits
+   * under the lower level; the next ordinary commit syncs the log, these
+   * pages included.
+   */
+  #derived<T>(write: () => T): T {
+    this.#synchronous ??= (this.#db.prepare("PRAGMA synchronous").get() as
+      | Record<string, unknown>
+      | undefined)?.synchronous ?? 2;
+    this.#db.exec("PRAGMA synchronous = NORMAL");
+    try {
+      return write();
+    } finally {
+      this.#db.exec(`PRAGMA synchronous = ${Number(this.#synchronous)}`);
+    }
   }
 
   /** Runs statements atomically, in one transaction. */
@@ -282,6 +314,14 @@ export class EmbeddedClient implements Client {
   ): Promise<ResultSet[]> {
     await this.#idle();
     const begin = beginFor(mode);
+    // Derived data only (DERIVED_WRITE): one transaction now, without
+    // waiting for the disk, and outside the group commit.
+    if (
+      !this.#db.isTransaction &&
+      stmts.every((stmt) => DERIVED_WRITE.test(normalize(stmt).sql))
+    ) {
+      return this.#derived(() => this.#atomic(stmts, "BEGIN IMMEDIATE"));
+    }
     // One statement is atomic by itself: no BEGIN/COMMIT around it (most
     // reads are one statement). A "read" batch keeps its read-only transaction.
     if (stmts.length === 1 && mode !== "read") {

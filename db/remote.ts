@@ -3,6 +3,7 @@
  * Deno Deploy, Cloudflare Workers): nothing here loads a native addon or
  * reads a file. `db/client.ts` adds the embedded engine (Deno only) on top.
  */
+import { DERIVED_WRITE } from "./statement-cache.ts";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import * as schema from "./schema.ts";
 
@@ -45,13 +46,6 @@ export interface Database {
 /** Statements that only read: SELECT, EXPLAIN, and PRAGMA without a value. */
 const READ_ONLY = /^\s*(select|explain)\b|^\s*pragma\s+[a-z_]+\s*;?\s*$/i;
 
-/**
- * Fills of event_bodies (lib/events/bodies.ts): they store what a read
- * computed, so they change nothing any read sees, and must not end cached
- * answers.
- */
-const DERIVED_FILL = /^\s*insert\s+or\s+replace\s+into\s+"event_bodies"/i;
-
 /** Schema changes, which report no changed rows but change what reads see. */
 const SCHEMA_CHANGE = /^\s*(create|drop|alter)\b/i;
 
@@ -69,7 +63,7 @@ function sqlOf(stmt: unknown): string {
  */
 function changesContent(stmt: unknown, touched: number | undefined) {
   const text = sqlOf(stmt);
-  if (READ_ONLY.test(text) || DERIVED_FILL.test(text)) return false;
+  if (READ_ONLY.test(text) || DERIVED_WRITE.test(text)) return false;
   return touched === undefined || touched > 0 || SCHEMA_CHANGE.test(text);
 }
 

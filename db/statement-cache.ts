@@ -109,3 +109,12 @@ export class StatementCache {
 
 /** Statements that change the schema, after which cached column lists may be stale. */
 export const SCHEMA_CHANGE = /^\s*(create|drop|alter)\b/i;
+
+/**
+ * Fills of event_bodies (lib/events/bodies.ts): they store what a read
+ * computed, derived data that the next read makes again if it is lost. They
+ * change nothing a read sees (no cached answer ends, db/remote.ts), and the
+ * embedded engine commits them without waiting for the disk (db/embedded.ts).
+ */
+export const DERIVED_WRITE =
+  /^\s*insert\s+or\s+replace\s+into\s+"event_bodies"/i;

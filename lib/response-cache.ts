@@ -87,7 +87,6 @@ export class ResponseCache {
   /** Misses seen while the cache churns (see considersMiss). */
   #churnedMisses = 0;
 
-
   constructor(options: ResponseCacheOptions) {
     this.#options = options;
   }

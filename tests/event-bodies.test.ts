@@ -274,7 +274,7 @@ Deno.test("a body made before a change is never kept after it; a body of another
     200,
   );
   assert.ok(await generation() > seen);
-  const filler = createEventBodyFiller(db, { delayMs: 0 });
+  const filler = createEventBodyFiller(apps.ctx.database, { delayMs: 0 });
   filler.offer({
     id: event.id,
     variant: "any",
@@ -324,6 +324,11 @@ Deno.test("keeping a body ends no cached answer: the change marker stays", async
   );
   assert.equal(row.n, 1);
   assert.equal(ctx.database.changeMarker(), marker);
+  // Fills commit without waiting for the disk; every other write still does.
+  const [level] = await ctx.database.db.all<{ synchronous: number }>(
+    sql`pragma synchronous`,
+  );
+  assert.equal(level.synchronous, 2, "synchronous = FULL after a fill");
   // A write is still seen.
   await call(ctx, "PATCH", `/api/events/${event.id}`, {
     token,

@@ -15,7 +15,7 @@
  * validUntilOf).
  */
 import { sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
+import type { Database } from "../../db/client.ts";
 import type { Logger } from "../log.ts";
 import type { EventFull, EventRow, PlaceRow } from "./serialize.ts";
 import { serializeEventFull } from "./serialize.ts";
@@ -53,29 +53,30 @@ const MAX_WAITING = 512;
 const BATCH = 128;
 
 /**
- * The one statement that stores a batch: each body only while the
- * generation it was read under is still the current one (no change since)
- * and its event still exists.
+ * The statement that stores one body: only while the generation it was read
+ * under is still the current one (no change since) and its event still
+ * exists. Written out (not through the schema) so that the database layer
+ * recognises it as derived data (DERIVED_WRITE in db/statement-cache.ts).
  */
-function fillStatement(fills: EventBodyFill[]) {
-  // Written out (not through the schema) so that countWrites recognises it
-  // as a fill (db/remote.ts): it changes nothing any read sees.
+function fillStatement(fill: EventBodyFill) {
   return sql`insert or replace into "event_bodies" ("event_id", "variant", "valid_until", "body")
-    select f.value ->> '$.id', f.value ->> '$.variant', f.value ->> '$.until', f.value ->> '$.body'
-    from json_each(${JSON.stringify(fills)}) f
-    where f.value ->> '$.generation' = (select "generation" from "event_body_state" where "id" = 1)
-      and exists (select 1 from "events" where "id" = f.value ->> '$.id')`;
+    select ${fill.id}, ${fill.variant}, ${fill.until}, ${fill.body}
+    where (select "generation" from "event_body_state" where "id" = 1) = ${fill.generation}
+      and exists (select 1 from "events" where "id" = ${fill.id})`;
 }
 
 /**
- * The filler of `db`: a batch is stored `delayMs` after its first body (0:
- * at the end of the current task, as tests want it; main.ts waits a little,
- * so that one commit stores many).
+ * The filler of `database`: a batch is stored `delayMs` after its first body
+ * (0: at the end of the current task, as tests want it; main.ts waits a
+ * little). A batch is one transaction (one round trip on a remote
+ * database), committed without waiting for the disk on the embedded one
+ * (db/embedded.ts).
  */
 export function createEventBodyFiller(
-  db: Db,
+  database: Pick<Database, "db">,
   options: { delayMs: number; log?: Logger },
 ): EventBodyFiller {
+  const { db } = database;
   const waiting = new Map<number, EventBodyFill>();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let scheduled = false;
@@ -87,7 +88,10 @@ export function createEventBodyFiller(
       const batch = [...waiting.values()].slice(0, BATCH);
       for (const fill of batch) waiting.delete(fill.id);
       try {
-        await db.run(fillStatement(batch));
+        const [first, ...rest] = batch.map((fill) =>
+          db.run(fillStatement(fill))
+        );
+        await db.batch([first, ...rest]);
       } catch (error) {
         // Derived data: a failed fill is made again at a later read.
         options.log?.debug("event bodies not kept", {

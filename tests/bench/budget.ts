@@ -84,7 +84,7 @@ const app = createApp({
     logger,
   ),
   // As main.ts: anonymous event answers kept.
-  eventBodies: createEventBodyFiller(database.db, { delayMs: 20 }),
+  eventBodies: createEventBodyFiller(database, { delayMs: 20 }),
 });
 
 /** Memory figures now, in MB. */

@@ -111,7 +111,7 @@ if (import.meta.main) {
     media: createDbMediaStore(database.db, systemClock),
     federation,
     // As main.ts: anonymous event answers kept (stored at once here).
-    eventBodies: createEventBodyFiller(database.db, { delayMs: 0 }),
+    eventBodies: createEventBodyFiller(database, { delayMs: 0 }),
   });
   let token = "";
   if (method !== "GET") {

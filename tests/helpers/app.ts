@@ -141,7 +141,7 @@ export async function createTestApp(
     },
   );
   const eventBodies = options.keepEventBodies ?? !remoteUrl
-    ? createEventBodyFiller(database.db, { delayMs: 0 })
+    ? createEventBodyFiller(database, { delayMs: 0 })
     : undefined;
   const app = createApp({
     database,
