@@ -276,11 +276,6 @@ export class EmbeddedClient implements Client {
   /** Runs one statement. */
   async execute(stmt: InStatement, args?: InArgs): Promise<ResultSet> {
     await this.#idle();
-    if (
-      !this.#db.isTransaction && DERIVED_WRITE.test(normalize(stmt, args).sql)
-    ) {
-      return this.#derived(() => this.run(stmt, args));
-    }
     return this.run(stmt, args);
   }
 
@@ -288,7 +283,7 @@ export class EmbeddedClient implements Client {
   #synchronous: unknown = null;
 
   /**
-   * Runs a write of derived data (DERIVED_WRITE) in a commit that does not
+   * Runs a batch of derived data (DERIVED_WRITE) in a commit that does not
    * wait for the disk (`synchronous = NORMAL`, safe in WAL mode: a crash may
    * only lose the last such commits, which reads make again), then puts the
    * level back. All of it runs synchronously, so no other statement commits

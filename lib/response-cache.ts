@@ -60,7 +60,7 @@ const ENTRY_OVERHEAD_BYTES = 256;
  * cache's budget (keys count twice their length, plus this much each).
  */
 const SEEN_OVERHEAD_BYTES = 64;
-/** While the cache churns, one miss in this many is considered for admission. */
+/** Once the cache is full, one miss in this many is considered for admission. */
 const CHURN_SAMPLE = 16;
 /** Below this share of `maxBytes` the cache takes any admitted answer. */
 const ROOM_SHARE = 0.9;
@@ -84,7 +84,7 @@ export class ResponseCache {
   readonly #inFlight = new Map<string, Flight>();
   readonly #options: ResponseCacheOptions;
   #bytes = 0;
-  /** Misses seen while the cache churns (see considersMiss). */
+  /** Misses seen while the cache is full (see considersMiss). */
   #churnedMisses = 0;
 
   constructor(options: ResponseCacheOptions) {
@@ -116,13 +116,13 @@ export class ResponseCache {
 
   /**
    * Whether a miss is worth the admission's bookkeeping (the keys seen,
-   * the computations in flight): always while the cache takes answers; while
-   * it churns (see the module's comment) one miss in CHURN_SAMPLE, so that a
-   * crawl wider than the cache costs next to what it costs with the cache off,
-   * and an answer asked for again and again is still noticed.
+   * the computations in flight): always while the cache has room; once it is
+   * full, one miss in CHURN_SAMPLE, so that a crawl wider than the cache
+   * costs less of that work, and an answer asked for again and again is
+   * still noticed.
    */
   considersMiss(): boolean {
-    if (this.#bytes < this.#options.maxBytes * ROOM_SHARE) return true;
+    if (this.#hasRoom()) return true;
     return ++this.#churnedMisses % CHURN_SAMPLE === 0;
   }
 
@@ -239,12 +239,17 @@ export class ResponseCache {
    * cache churns, see the module's comment).
    */
   #takesMore(now: number): boolean {
-    if (this.#bytes < this.#options.maxBytes * ROOM_SHARE) return true;
+    if (this.#hasRoom()) return true;
     for (const entry of this.#entries.values()) {
       const age = now - entry.storedAt;
       return entry.served || age < 0 || age >= entry.ttlMs;
     }
     return true;
+  }
+
+  /** Whether the answers kept take less than ROOM_SHARE of the budget. */
+  #hasRoom(): boolean {
+    return this.#bytes < this.#options.maxBytes * ROOM_SHARE;
   }
 
   #remove(key: string, entry: Entry) {

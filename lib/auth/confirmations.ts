@@ -18,7 +18,6 @@ import {
   registrationMail,
   registrationTakenMail,
 } from "../mail/messages.ts";
-import { reserveRateLimitHit } from "../ratelimit.ts";
 import {
   findUserByEmail,
   findUserById,
@@ -34,7 +33,7 @@ import {
   unspendAccountLink,
 } from "./account-links.ts";
 import type { PasswordHasher } from "./password.ts";
-import { REGISTRATION_LIMIT, requirePasswordLength } from "./register.ts";
+import { requirePasswordLength, reserveRegistration } from "./register.ts";
 
 /** How long a confirmation link works: a day. */
 export const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
@@ -62,21 +61,7 @@ export async function startRegistration(
   const email = normalizeEmail(input.email);
   requireEmailAddress(email);
   requirePasswordLength(input.password);
-  const reserved = await reserveRateLimitHit(
-    deps.db,
-    deps.clock,
-    [`register:${clientAddress}`],
-    REGISTRATION_LIMIT,
-  );
-  if ("retryAfter" in reserved) {
-    throw new ApiError(
-      429,
-      "rate_limited",
-      "Too many new accounts from this address",
-      undefined,
-      { "Retry-After": String(reserved.retryAfter) },
-    );
-  }
+  await reserveRegistration(deps, clientAddress);
   if (await findUserByEmail(deps.db, email)) {
     await deps.mailer.queue(registrationTakenMail(context, { email }));
     return;

@@ -38,15 +38,14 @@ export function requirePasswordLength(password: string): void {
  * the limit, a taken e-mail too, so the 409 (which tells that an account has
  * the address) is limited with the rest (docs/SECURITY.md).
  */
-export async function registerUser(
-  deps: { db: Db; clock: Clock; hasher: PasswordHasher },
-  input: { email: string; password: string },
+/**
+ * Counts a registration from `clientAddress` against REGISTRATION_LIMIT;
+ * past it, a 429 `rate_limited` with Retry-After.
+ */
+export async function reserveRegistration(
+  deps: { db: Db; clock: Clock },
   clientAddress: string,
-  options: { pending?: boolean } = {},
-): Promise<UserRow> {
-  const email = input.email.trim();
-  requireEmailAddress(email);
-  requirePasswordLength(input.password);
+): Promise<void> {
   const reserved = await reserveRateLimitHit(
     deps.db,
     deps.clock,
@@ -62,6 +61,18 @@ export async function registerUser(
       { "Retry-After": String(reserved.retryAfter) },
     );
   }
+}
+
+export async function registerUser(
+  deps: { db: Db; clock: Clock; hasher: PasswordHasher },
+  input: { email: string; password: string },
+  clientAddress: string,
+  options: { pending?: boolean } = {},
+): Promise<UserRow> {
+  const email = input.email.trim();
+  requireEmailAddress(email);
+  requirePasswordLength(input.password);
+  await reserveRegistration(deps, clientAddress);
   return await createUser(deps.db, deps.hasher, deps.clock, {
     email,
     password: input.password,

@@ -479,6 +479,13 @@ export type PublicEventRead =
     fullForm(options: Pick<EventFullOptions, "objectOf">): EventFull | null;
   };
 
+/** The shape of the anonymous reader's statement (publicEventQuery). */
+const ANONYMOUS: FullShape = {
+  moderator: false,
+  signedIn: false,
+  justCreated: false,
+};
+
 /**
  * The SQL of publicEventQuery's statement: part of what kept answers depend
  * on (lib/events/bodies.ts: bodyVariant), since what it selects, in which
@@ -490,7 +497,7 @@ export function publicEventSql(db: Db): string {
     sql.placeholder("ref"),
     null,
     sql.placeholder("now"),
-    { moderator: false, signedIn: false, justCreated: false },
+    ANONYMOUS,
     sql.placeholder("variant"),
   ).toSQL().sql;
 }
@@ -506,11 +513,6 @@ export function publicEventQuery(
   now: number,
   variant: string,
 ): BatchRead<PublicEventRead | null> {
-  const shape: FullShape = {
-    moderator: false,
-    signedIn: false,
-    justCreated: false,
-  };
   const statements = prebuiltForEvent(
     db,
     "eventPublic",
@@ -521,7 +523,7 @@ export function publicEventQuery(
         ref,
         null,
         value("now") as Value,
-        shape,
+        ANONYMOUS,
         value("variant") as Value,
       ),
     ],
