@@ -176,6 +176,11 @@ export interface DatabaseParts {
 /** The `Database` over an opened client. */
 export function databaseHandle(parts: DatabaseParts): Database {
   const { db, counter, dataVersion } = parts;
+  let marker: { count: number; version: unknown; text: string } = {
+    count: -1,
+    version: undefined,
+    text: "",
+  };
   let queue: Promise<unknown> = Promise.resolve();
   return {
     db,
@@ -189,7 +194,15 @@ export function databaseHandle(parts: DatabaseParts): Database {
       if (!dataVersion) return null;
       const before = counter.count;
       const version = dataVersion();
-      return `${before}.${String(version)}`;
+      // The same string while nothing changed: asked twice per cached read.
+      if (before !== marker.count || version !== marker.version) {
+        marker = {
+          count: before,
+          version,
+          text: `${before}.${String(version)}`,
+        };
+      }
+      return marker.text;
     },
     async ping() {
       await parts.ping();

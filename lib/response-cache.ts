@@ -6,14 +6,20 @@
  * computation, so a burst of readers costs one query.
  *
  * Admission: an answer is kept only when its key is asked for a second time
- * within the lifetime (a first miss leaves only the key, in a small bounded
- * list of keys seen once). A crawl over many distinct pages, each asked for
- * once, then costs no more than with the cache off, and does not push out
- * what is asked for again and again. Nor does a crawl that asks for pages
- * twice but over more of them than the cache holds: while making room would
- * push out an answer still fresh and never served from the cache (the cache
- * churns: answers fall out before they are asked for again), no answer is
- * kept (nor copied), and what is kept stays until it is served or expires.
+ * within the lifetime (a first miss leaves only a note of the key, in a
+ * bounded table of keys seen once). A crawl over many distinct pages, each
+ * asked for once, then costs no more than with the cache off, and does not
+ * push out what is asked for again and again. Nor does a crawl that asks for
+ * pages twice but over more of them than the cache holds: while making room
+ * would push out an answer still fresh and never served from the cache (the
+ * cache churns: answers fall out before they are asked for again), no answer
+ * is kept (nor copied), and what is kept stays until it is served or expires.
+ * Once the cache is full, an outdated answer keeps its place until another
+ * pushes it out, and only a sample of the misses is considered for admission,
+ * but for keys whose last answer was served often (considersMiss): reads
+ * spread evenly over more answers than the cache holds (each asked for about
+ * once a lifetime) then cost what they cost with the cache off, where keeping
+ * and replacing answers served once at most cost more than the hits saved.
  */
 import type { Clock } from "./clock.ts";
 
@@ -37,8 +43,8 @@ interface Entry {
   storedAt: number;
   ttlMs: number;
   size: number;
-  /** Whether it was served at least once since it was stored. */
-  served: boolean;
+  /** How many times it was served since it was stored. */
+  hits: number;
 }
 
 export interface ResponseCacheOptions {
@@ -56,16 +62,36 @@ export interface ResponseCacheOptions {
 const ENTRY_OVERHEAD_BYTES = 256;
 
 /**
- * Keys asked for once, kept to admit them on the next miss: a share of the
- * cache's budget (keys count twice their length, plus this much each).
+ * Keys asked for once are noted, to admit them on the next miss, in a table
+ * of this many bytes a slot (a hash and a time), sized to a share of the
+ * cache's budget (SEEN_SHARE).
  */
-const SEEN_OVERHEAD_BYTES = 64;
+const SEEN_SLOT_BYTES = 12;
+/**
+ * An answer served this many times while fresh is asked for often enough to
+ * be kept again once outdated, however full the cache (considersMiss).
+ */
+const KEPT_HITS = 4;
 /** Once the cache is full, one miss in this many is considered for admission. */
-const CHURN_SAMPLE = 16;
+const CHURN_SAMPLE = 64;
 /** Below this share of `maxBytes` the cache takes any admitted answer. */
 const ROOM_SHARE = 0.9;
 /** The share of `maxBytes` the keys seen once may take. */
 const SEEN_SHARE = 1 / 8;
+
+/**
+ * A 32-bit hash of `key` (FNV-1a): where it is noted among the keys seen
+ * once, and what tells it from another key noted in the same slot. Two keys
+ * with one hash share a note: the second is admitted a miss early, which
+ * costs a copy at most.
+ */
+function seenHash(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  }
+  return hash | 0;
+}
 
 /** A computation under way, which concurrent misses of its key join. */
 interface Flight {
@@ -78,9 +104,16 @@ interface Flight {
 
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
-  /** Keys missed once, with when (ms); oldest first. */
-  readonly #seen = new Map<string, number>();
-  #seenBytes = 0;
+  /**
+   * Keys missed once, and when (ms): slot `hash & mask` holds the last key
+   * noted there, so a key is forgotten when another takes its slot (the
+   * table is bounded by construction). Typed arrays, written in place: a Map
+   * of the keys allocated per miss, grew and was copied, and cost a crawl's
+   * misses more than anything else the cache does.
+   */
+  readonly #seenHashes: Int32Array;
+  readonly #seenAt: Float64Array;
+  readonly #seenMask: number;
   readonly #inFlight = new Map<string, Flight>();
   readonly #options: ResponseCacheOptions;
   #bytes = 0;
@@ -89,6 +122,12 @@ export class ResponseCache {
 
   constructor(options: ResponseCacheOptions) {
     this.#options = options;
+    // The largest power of two that fits the share (at least 16 slots).
+    const fits = options.maxBytes * SEEN_SHARE / SEEN_SLOT_BYTES;
+    const slots = 2 ** Math.max(4, Math.floor(Math.log2(Math.max(1, fits))));
+    this.#seenHashes = new Int32Array(slots);
+    this.#seenAt = new Float64Array(slots).fill(Number.NaN);
+    this.#seenMask = slots - 1;
   }
 
   /** Whether caching is on at all. */
@@ -105,24 +144,29 @@ export class ResponseCache {
       // Map order is recency order: move the entry to the end.
       this.#entries.delete(key);
       this.#entries.set(key, entry);
-      entry.served = true;
+      entry.hits++;
       return entry.answer;
     }
-    // Outdated, but asked for again: its next answer is kept at once.
-    this.#remove(key, entry);
-    this.#remember(key, this.#options.clock.now().getTime());
+    // Outdated: it keeps its place until an answer pushes it out (dropped
+    // now, it would make room for any miss, and reads spread over more
+    // answers than the cache holds would refill the cache with answers nobody
+    // asks for in time, every lifetime); its next answer is admitted as any
+    // other's.
     return null;
   }
 
   /**
-   * Whether a miss is worth the admission's bookkeeping (the keys seen,
-   * the computations in flight): always while the cache has room; once it is
-   * full, one miss in CHURN_SAMPLE, so that a crawl wider than the cache
-   * costs less of that work, and an answer asked for again and again is
-   * still noticed.
+   * Whether a miss of `key` is worth the admission's bookkeeping (the keys
+   * seen, the computations in flight): always while the cache has room, or
+   * when `key`'s outdated answer, still in the cache, was served KEPT_HITS
+   * times while fresh (asked for often: kept again on its next two misses);
+   * otherwise, the cache being full, one miss in CHURN_SAMPLE, so that reads
+   * spread over more answers than the cache holds cost little more than with
+   * the cache off, and an answer asked for again and again is still noticed.
    */
-  considersMiss(): boolean {
+  considersMiss(key: string): boolean {
     if (this.#hasRoom()) return true;
+    if ((this.#entries.get(key)?.hits ?? 0) >= KEPT_HITS) return true;
     return ++this.#churnedMisses % CHURN_SAMPLE === 0;
   }
 
@@ -161,7 +205,8 @@ export class ResponseCache {
       joined: false,
     };
     // Asked for before, or by another request while it is computed: kept.
-    const keep = () => (admitted || flight.joined) && this.#takesMore(now);
+    const keep = () =>
+      (admitted || flight.joined) && this.#takesMore(now, marker);
     const answer = compute(keep);
     flight.answer = answer.catch(() => null);
     this.#inFlight.set(key, flight);
@@ -173,7 +218,7 @@ export class ResponseCache {
           marker,
           storedAt: now,
           ttlMs,
-          served: false,
+          hits: 0,
         });
       }
       return result;
@@ -185,35 +230,20 @@ export class ResponseCache {
 
   /**
    * Whether `key`'s answer may be kept: it was missed before within `ttlMs`.
-   * Otherwise the key is remembered (the oldest forgotten past the budget).
+   * Otherwise the miss is noted (in the slot of another key, if need be).
    */
   #admit(key: string, now: number, ttlMs: number): boolean {
-    const seenAt = this.#seen.get(key);
-    if (seenAt !== undefined) {
-      this.#forget(key);
-      const age = now - seenAt;
+    const hash = seenHash(key);
+    const slot = hash & this.#seenMask;
+    if (this.#seenHashes[slot] === hash) {
+      const age = now - this.#seenAt[slot];
+      // Noted once: forgotten as it is admitted.
+      this.#seenAt[slot] = Number.NaN;
       if (age >= 0 && age < ttlMs) return true;
     }
-    this.#remember(key, now);
+    this.#seenHashes[slot] = hash;
+    this.#seenAt[slot] = now;
     return false;
-  }
-
-  /** Notes `key` as asked for at `now` (the oldest forgotten past the budget). */
-  #remember(key: string, now: number) {
-    this.#forget(key);
-    this.#seen.set(key, now);
-    this.#seenBytes += key.length * 2 + SEEN_OVERHEAD_BYTES;
-    const budget = this.#options.maxBytes * SEEN_SHARE;
-    for (const k of this.#seen.keys()) {
-      if (this.#seenBytes <= budget) break;
-      this.#forget(k);
-    }
-  }
-
-  #forget(key: string) {
-    if (this.#seen.delete(key)) {
-      this.#seenBytes -= key.length * 2 + SEEN_OVERHEAD_BYTES;
-    }
   }
 
   #store(key: string, fresh: Omit<Entry, "size">) {
@@ -238,11 +268,12 @@ export class ResponseCache {
    * used entry, which would make it, was served or is out of date (else the
    * cache churns, see the module's comment).
    */
-  #takesMore(now: number): boolean {
+  #takesMore(now: number, marker: string): boolean {
     if (this.#hasRoom()) return true;
     for (const entry of this.#entries.values()) {
       const age = now - entry.storedAt;
-      return entry.served || age < 0 || age >= entry.ttlMs;
+      return entry.hits > 0 || entry.marker !== marker || age < 0 ||
+        age >= entry.ttlMs;
     }
     return true;
   }

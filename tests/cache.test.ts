@@ -473,7 +473,7 @@ Deno.test("an answer is kept on its second request within the lifetime: a crawl 
   assert.equal(await again("crawl-1999"), true);
 });
 
-Deno.test("a crawl wider than the cache: what is kept stays until served or expired, and while full only one miss in sixteen is considered", async () => {
+Deno.test("a crawl wider than the cache: what is kept stays until served or expired, and while full only one miss in sixty-four is considered", async () => {
   const clock = new FixedClock("2026-06-01T12:00:00Z");
   const cache = new ResponseCache({ ttlMs: 1_000, maxBytes: 8_000, clock });
   const answer = () =>
@@ -509,8 +509,10 @@ Deno.test("a crawl wider than the cache: what is kept stays until served or expi
     }
   }
   let considered = 0;
-  for (let i = 0; i < 160; i++) if (other.considersMiss()) considered++;
-  assert.equal(considered, 10, "one miss in sixteen while full");
+  for (let i = 0; i < 640; i++) {
+    if (other.considersMiss(`z-${i}`)) considered++;
+  }
+  assert.equal(considered, 10, "one miss in sixty-four while full");
   const late = await other.getOrCompute("d", "m", answer);
   assert.ok(late);
   await other.getOrCompute("d", "m", answer);
@@ -520,4 +522,47 @@ Deno.test("a crawl wider than the cache: what is kept stays until served or expi
   await other.getOrCompute("e", "m", answer);
   await other.getOrCompute("e", "m", answer);
   assert.ok(other.get("e", "m"), "kept once the others are out of date");
+});
+
+Deno.test("while the cache is full, an outdated answer keeps its place; one served often is considered again at once", async () => {
+  const clock = new FixedClock("2026-06-01T12:00:00Z");
+  const cache = new ResponseCache({ ttlMs: 1_000, maxBytes: 8_000, clock });
+  const answer = () =>
+    Promise.resolve({
+      status: 200,
+      headers: [] as [string, string][],
+      body: "x".repeat(500),
+      validators: false,
+    });
+  for (let i = 0; i < 20; i++) {
+    for (let j = 0; j < 2; j++) {
+      await cache.getOrCompute(`k-${i}`, "m", answer);
+    }
+  }
+  const kept: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    if (cache.get(`k-${i}`, "m")) kept.push(`k-${i}`);
+  }
+  assert.ok(kept.length > 1, `kept ${kept.length}`);
+  // The first kept answer is served often, the others once (above).
+  const [often] = kept;
+  for (let i = 0; i < 4; i++) assert.ok(cache.get(often, "m"));
+  clock.advance(1_500);
+  // Outdated now: not served, and the cache is still full of them.
+  assert.equal(cache.get(often, "m"), null);
+  assert.equal(cache.get(kept[1], "m"), null);
+  let sampled = 0;
+  for (let i = 0; i < 64; i++) {
+    if (cache.considersMiss(often)) sampled++;
+  }
+  assert.equal(sampled, 64, "an answer served often is considered each time");
+  sampled = 0;
+  for (let i = 0; i < 64; i++) {
+    if (cache.considersMiss(kept[1])) sampled++;
+  }
+  assert.equal(sampled, 1, "one served once is sampled as any other");
+  // Asked for twice again, its answer replaces the outdated one.
+  await cache.getOrCompute(often, "m", answer);
+  await cache.getOrCompute(often, "m", answer);
+  assert.ok(cache.get(often, "m"));
 });

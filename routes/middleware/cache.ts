@@ -7,7 +7,7 @@
  * isolate's writes, while other isolates' writes are seen once the entry
  * expires, after PUBLIC_CACHE_MS at most.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { notModified } from "../../lib/feeds/conditional.ts";
 import { PUBLIC_LANGUAGES } from "../../lib/i18n.ts";
 import type { CachedAnswer, ResponseCache } from "../../lib/response-cache.ts";
@@ -76,12 +76,19 @@ function fresh(answer: CachedAnswer): Response {
  */
 function directAnswers(reusable: boolean): (answer: CachedAnswer) => Response {
   if (!reusable) return fresh;
-  // Kept beside the answer, and gone with it when the cache drops it.
-  const kept = new WeakMap<CachedAnswer, Response>();
+  // Kept beside the answer, and gone with it when the cache drops it; null
+  // after its first hit. Many answers are served once before they expire
+  // (reads spread over many events): a template costs more than a new
+  // Response, and pays from the second hit on.
+  const kept = new WeakMap<CachedAnswer, Response | null>();
   const encoder = new TextEncoder();
   return (answer) => {
     let template = kept.get(answer);
     if (template === undefined) {
+      kept.set(answer, null);
+      return fresh(answer);
+    }
+    if (template === null) {
       template = new Response(encoder.encode(answer.body), {
         status: answer.status,
         headers: answer.headers,
@@ -145,6 +152,13 @@ export interface PublicReadCache {
   hit(request: Request): Response | null;
 }
 
+/** A cacheable request's key, the cache it goes to, and its rule. */
+interface Found {
+  key: string;
+  store: ResponseCache;
+  rule: CacheRule;
+}
+
 /** The path and query of `url`, as its parser normalised them. */
 function pathAndQuery(url: string): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2));
@@ -186,9 +200,7 @@ export function publicReadCache(
       ? rules.find((rule) => rule.paths.some((re) => re.test(path)))
       : undefined;
   /** The cache key of an anonymous GET of a cacheable path, and its cache; or null. */
-  const keyOf = (
-    request: Request,
-  ): { key: string; store: ResponseCache; rule: CacheRule } | null => {
+  const keyOf = (request: Request): Found | null => {
     if (!cache.enabled || request.method !== "GET") return null;
     const target = pathAndQuery(request.url);
     // Keys stay small: anyone can send long URLs and headers, and each
@@ -223,62 +235,72 @@ export function publicReadCache(
       : { key: `${target}\n${accept}`, store, rule };
   };
   /**
-   * What hit() found of a request, for the middleware on a miss: its key,
-   * and the marker under which the cache had nothing for it.
+   * What hit() found of the request it last missed, for the middleware, which
+   * Hono runs within the same call (routes/mod.ts; nothing before it waits),
+   * so that a miss's key is worked out once. Plain variables, cleared when
+   * read: a WeakMap entry per request outlived its request whenever the
+   * request survived a garbage collection, and cost more than all the rest
+   * of a miss under load.
    */
-  const foundBy = new WeakMap<
-    Request,
-    { found: ReturnType<typeof keyOf>; missedUnder: string | null }
-  >();
+  let missed: Request | null = null;
+  let missedFound: Found | null = null;
+  let missedConsidered = false;
   return {
     hit(request) {
       const found = keyOf(request);
-      if (found === null) {
-        foundBy.set(request, { found, missedUnder: null });
-        return null;
-      }
+      if (found === null) return null;
       const marker = deps.database.changeMarker();
       if (marker === null) return null;
       const answer = found.store.get(found.key, marker);
       if (answer) return replay(answer, request, direct);
-      foundBy.set(request, { found, missedUnder: marker });
-      return null;
-    },
-    middleware: async (c, next) => {
-      // Worked out once per request: by hit() before the router, when it ran.
-      const raw = c.req.raw;
-      const before = foundBy.get(raw);
-      const found = before ? before.found : keyOf(raw);
-      if (found === null) return await next();
-      const { key, store, rule } = found;
-      const marker = deps.database.changeMarker();
-      if (marker === null) return await next();
+      missed = request;
+      missedFound = found;
       // A miss while the cache churns: answered as with the cache off, but
       // for a sample (ResponseCache.considersMiss).
-      if (before?.missedUnder === marker && !store.considersMiss()) {
-        return await next();
-      }
-      let ran = false;
-      const ttl = deps.database.embedded && rule.embeddedTtlMs !== undefined
-        ? Math.max(deps.config.publicCacheMs, rule.embeddedTtlMs)
-        : deps.config.publicCacheMs;
-      const answer = await store.getOrCompute(
-        key,
-        marker,
-        async (keep) => {
-          ran = true;
-          await next();
-          // Conditional requests may answer 304: nothing to keep, the handler
-          // answered. An answer the cache will not keep is not copied.
-          return keep() ? await capture(c.res) : null;
-        },
-        ttl,
-        before?.missedUnder === marker,
-      );
-      if (ran) return;
-      // Back through the middleware around this one: a Response of its own,
-      // not sharing the kept bytes (Hono may wrap its body in another).
-      if (answer) return c.res = replay(answer, c.req.raw, fresh);
+      missedConsidered = found.store.considersMiss(found.key);
+      return null;
+    },
+    middleware: (c, next) => {
+      const raw = c.req.raw;
+      const seen = missed === raw;
+      const found = seen ? missedFound : keyOf(raw);
+      const considered = seen && missedConsidered;
+      missed = null;
+      missedFound = null;
+      if (found === null || (seen && !considered)) return next();
+      return fill(c, next, found, seen);
     },
   };
+
+  /** A miss's answer, made by the routes, and kept if the cache admits it. */
+  async function fill(
+    c: Context<AppEnv>,
+    next: Next,
+    { key, store, rule }: Found,
+    missedNow: boolean,
+  ): Promise<Response | void> {
+    const marker = deps.database.changeMarker();
+    if (marker === null) return await next();
+    let ran = false;
+    const ttl = deps.database.embedded && rule.embeddedTtlMs !== undefined
+      ? Math.max(deps.config.publicCacheMs, rule.embeddedTtlMs)
+      : deps.config.publicCacheMs;
+    const answer = await store.getOrCompute(
+      key,
+      marker,
+      async (keep) => {
+        ran = true;
+        await next();
+        // Conditional requests may answer 304: nothing to keep, the handler
+        // answered. An answer the cache will not keep is not copied.
+        return keep() ? await capture(c.res) : null;
+      },
+      ttl,
+      missedNow,
+    );
+    if (ran) return;
+    // Back through the middleware around this one: a Response of its own,
+    // not sharing the kept bytes (Hono may wrap its body in another).
+    if (answer) return c.res = replay(answer, c.req.raw, fresh);
+  }
 }
