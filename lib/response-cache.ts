@@ -135,10 +135,22 @@ export class ResponseCache {
     return this.#options.ttlMs > 0;
   }
 
-  /** The answer cached for `key` under `marker`, if still fresh (no computing). */
-  get(key: string, marker: string): CachedAnswer | null {
+  /**
+   * The answer cached for `key` under `marker`, if still fresh (no
+   * computing). `marker` may be a function, called only when there is an
+   * entry: most misses of spread reads then read no marker at all.
+   */
+  get(
+    key: string,
+    marker: string | (() => string | null),
+  ): CachedAnswer | null {
     const entry = this.#entries.get(key);
     if (!entry) return null;
+    if (typeof marker === "function") {
+      const current = marker();
+      if (current === null) return null;
+      marker = current;
+    }
     const age = this.#options.clock.now().getTime() - entry.storedAt;
     if (entry.marker === marker && age >= 0 && age < entry.ttlMs) {
       // Map order is recency order: move the entry to the end.

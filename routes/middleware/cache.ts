@@ -243,15 +243,14 @@ export function publicReadCache(
    * of a miss under load.
    */
   let missed: Request | null = null;
+  const changeMarker = () => deps.database.changeMarker();
   let missedFound: Found | null = null;
   let missedConsidered = false;
   return {
     hit(request) {
       const found = keyOf(request);
       if (found === null) return null;
-      const marker = deps.database.changeMarker();
-      if (marker === null) return null;
-      const answer = found.store.get(found.key, marker);
+      const answer = found.store.get(found.key, changeMarker);
       if (answer) return replay(answer, request, direct);
       missed = request;
       missedFound = found;
