@@ -156,6 +156,76 @@ async function measure(
   return row;
 }
 
+/**
+ * Two rows measured in the same turns: the bare route, then `a`, then `b`,
+ * SLICES times (after a warm-up of each), so that rows compared with each
+ * other see the same moments of a shared machine (measured one after the
+ * other, minutes apart, they differed by more than what they are compared
+ * for).
+ */
+async function measurePair(
+  a: { server: ServerProcess; key: string; label: string },
+  b: { server: ServerProcess; key: string; label: string },
+  options: (server: ServerProcess) => Omit<WrkOptions, "threads" | "duration">,
+): Promise<[Row, Row]> {
+  await waitIdle(a.server.pid, 30);
+  await waitIdle(b.server.pid, 30);
+  const bareOptions = {
+    url: `${bare.base}/bare`,
+    connections: options(a.server).connections,
+    threads: 2,
+  };
+  const run = (server: ServerProcess, duration: number) =>
+    runWrk(wrk, { ...options(server), threads: 2, duration });
+  await runWrk(wrk, { ...bareOptions, duration: WARMUP });
+  await run(a.server, WARMUP);
+  await run(b.server, WARMUP);
+  const bareSlices: WrkResult[] = [];
+  const aSlices: WrkResult[] = [];
+  const bSlices: WrkResult[] = [];
+  const sliceSeconds = Math.max(1, Math.round(SECONDS / SLICES));
+  for (let i = 0; i < SLICES; i++) {
+    bareSlices.push(
+      await runWrk(wrk, { ...bareOptions, duration: sliceSeconds }),
+    );
+    // Which goes first alternates: neither always follows the bare route.
+    const [first, second] = i % 2 === 0 ? [a, b] : [b, a];
+    const firstSlices = first === a ? aSlices : bSlices;
+    const secondSlices = first === a ? bSlices : aSlices;
+    firstSlices.push(await run(first.server, sliceSeconds));
+    secondSlices.push(await run(second.server, sliceSeconds));
+  }
+  const bareRow = combined(bareSlices);
+  const made = [
+    { ...a, slices: aSlices },
+    { ...b, slices: bSlices },
+  ].map(({ key, label, slices }) => {
+    const row = { key, label, result: combined(slices), bare: bareRow };
+    rows.push(row);
+    log(
+      `${label}: ${Math.round(row.result.requestsPerSec)} req/s (bare ${
+        Math.round(row.bare.requestsPerSec)
+      }, ${
+        (row.result.requestsPerSec / row.bare.requestsPerSec).toFixed(2)
+      }), p99 ${row.result.p99.toFixed(1)} ms, errors ${row.result.errors}`,
+    );
+    return row;
+  });
+  return [made[0], made[1]];
+}
+
+/** A copy of the database file at `path` (and its WAL), for a server of its own. */
+async function copyOf(path: string, suffix: string): Promise<string> {
+  const copy = path.replace(/\.db$/, `-${suffix}.db`);
+  await Deno.copyFile(path, copy);
+  try {
+    await Deno.copyFile(`${path}-wal`, `${copy}-wal`);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return copy;
+}
+
 const crawlScript = join(ROOT, "tests/bench/crawl_events.lua");
 
 /**
@@ -208,32 +278,9 @@ try {
   const large = await seeded(LARGE);
   const small = await seeded(SMALL);
 
-  // The reads with the public-read cache off: what every miss costs.
-  const off = await startServer(
-    serverEnv(large.path, { PUBLIC_CACHE_MS: "0" }),
-  );
-  try {
-    await firstPass(off, "cache off", large.seed.events);
-    await measure(
-      off,
-      "distinct-off",
-      "event by id, distinct ids, `PUBLIC_CACHE_MS=0`",
-      {
-        url: off.base,
-        connections: CONNECTIONS,
-        script: distinctScript,
-        scriptArgs: [String(large.seed.events)],
-      },
-    );
-  } finally {
-    await off.stop();
-  }
-
   // Rows compared with each other run on fresh servers (what an earlier
   // load left in a server's heap would weigh on one side only): the tag
-  // listing at both sizes, and the distinct ids with the cache off (above)
-  // and on (on the last server after the 404 and the cache hit, which leave
-  // next to nothing behind: a crawl's leftovers would weigh on them).
+  // listing at both sizes.
   for (
     const [path, key, label] of [
       [small.path, "tag-small", "tag listing, 1,000 events"],
@@ -251,6 +298,12 @@ try {
     }
   }
 
+  // The reads with the public-read cache off, what every miss costs, on a
+  // server of their own over a copy of the file (its kept answers are its
+  // own), idle until it is measured in the same turns as the default cache.
+  const off = await startServer(
+    serverEnv(await copyOf(large.path, "off"), { PUBLIC_CACHE_MS: "0" }),
+  );
   const server = await startServer(serverEnv(large.path));
   const sampler = sampleRss(server.pid);
   try {
@@ -262,18 +315,30 @@ try {
       url: `${server.base}/api/events/${large.seed.sampleEventId}`,
       connections: CONNECTIONS,
     });
+    await firstPass(off, "cache off", large.seed.events);
     await firstPass(server, "default cache", large.seed.events);
-    await measure(
-      server,
-      "distinct",
-      "event by id, distinct ids, default cache",
-      {
-        url: server.base,
-        connections: CONNECTIONS,
-        script: distinctScript,
-        scriptArgs: [String(large.seed.events)],
-      },
-    );
+    try {
+      await measurePair(
+        {
+          server: off,
+          key: "distinct-off",
+          label: "event by id, distinct ids, `PUBLIC_CACHE_MS=0`",
+        },
+        {
+          server,
+          key: "distinct",
+          label: "event by id, distinct ids, default cache",
+        },
+        (target) => ({
+          url: target.base,
+          connections: CONNECTIONS,
+          script: distinctScript,
+          scriptArgs: [String(large.seed.events)],
+        }),
+      );
+    } finally {
+      await off.stop();
+    }
     const login = await fetch(`${server.base}/api/login/token`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -424,9 +489,10 @@ const lines = [
   } s of the bare route and of the measured load (so both see the same moments of the shared machine); ` +
   "p50 is the median of the turns', p99 the worst. The ids of the distinct-id rows are random among all 20,000, " +
   "the few of hidden events (about 2%) answer 404, counted as non-2xx. " +
-  "Rows compared with each other run on fresh servers (the tag listing at both sizes; the distinct ids with " +
-  "the cache off, and with it on after only the 404 and the cache hit, which leave next to nothing behind); " +
-  "the writes follow on that last server, whose RSS is read after them all. " +
+  "The tag listing at both sizes runs on fresh servers. The two distinct-id rows run in the same turns " +
+  "(bare route, one, the other, their order alternating), on two servers over copies of one file: the cache off " +
+  "on a server of its own, the default cache on the server of the 404 and the cache hit, which leave next to " +
+  "nothing behind; the writes follow on that last server, whose RSS is read after them all. " +
   "Before each distinct-id row, a crawl asks for every event once, in order (a first read makes the " +
   "answer and keeps it, lib/events/bodies.ts); the distinct-id rows then measure reads of events read " +
   "before, as on a running instance. What a first read costs is the crawl's first 2 s: " +
