@@ -566,3 +566,21 @@ Deno.test("while the cache is full, an outdated answer keeps its place; one serv
   await cache.getOrCompute(often, "m", answer);
   assert.ok(cache.get(often, "m"));
 });
+
+Deno.test("the listing, whose patterns overlap (/api/events and /api/events/*), is admitted as any answer: kept on its second request", async () => {
+  const ctx = await createTestApp();
+  const { token } = await userWithToken(ctx, "admin");
+  await createEvent(ctx, token);
+  const counts: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    counts.push(
+      await statementsDuring(ctx, async () => {
+        assert.equal((await getJson(ctx, "/api/events")).status, 200);
+      }),
+    );
+  }
+  // Run twice, the cache's middleware admitted the first answer already.
+  assert.ok(counts[0] > 0 && counts[1] > 0, `statements ${counts}`);
+  assert.equal(counts[2], 0);
+  ctx.close();
+});

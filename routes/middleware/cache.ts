@@ -243,9 +243,11 @@ export function publicReadCache(
    * of a miss under load.
    */
   let missed: Request | null = null;
-  const changeMarker = () => deps.database.changeMarker();
   let missedFound: Found | null = null;
   let missedConsidered = false;
+  /** The request whose middleware run is under way (its synchronous part). */
+  let entered: Request | null = null;
+  const changeMarker = () => deps.database.changeMarker();
   return {
     hit(request) {
       const found = keyOf(request);
@@ -261,13 +263,22 @@ export function publicReadCache(
     },
     middleware: (c, next) => {
       const raw = c.req.raw;
+      // Mounted on patterns that may overlap ("/api/events" and
+      // "/api/events/*" both match the listing): the second run, reached
+      // within the first's call, passes on.
+      if (entered === raw) return next();
       const seen = missed === raw;
       const found = seen ? missedFound : keyOf(raw);
       const considered = seen && missedConsidered;
       missed = null;
       missedFound = null;
-      if (found === null || (seen && !considered)) return next();
-      return fill(c, next, found, seen);
+      entered = raw;
+      try {
+        if (found === null || (seen && !considered)) return next();
+        return fill(c, next, found, seen);
+      } finally {
+        entered = null;
+      }
     },
   };
 
