@@ -41,6 +41,15 @@ async function getJson(ctx: TestContext, path: string, token?: string) {
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
+/** A 500-character answer, as a computation gives it to ResponseCache. */
+const answer = () =>
+  Promise.resolve({
+    status: 200,
+    headers: [] as [string, string][],
+    body: "x".repeat(500),
+    validators: false,
+  });
+
 /**
  * Asks for `path` twice: the cache admits an answer on its second request
  * within the lifetime, so the next one is a hit. Returns the second answer.
@@ -476,13 +485,6 @@ Deno.test("an answer is kept on its second request within the lifetime: a crawl 
 Deno.test("a crawl wider than the cache: what is kept stays until served or expired, and while full only one miss in sixty-four is considered", async () => {
   const clock = new FixedClock("2026-06-01T12:00:00Z");
   const cache = new ResponseCache({ ttlMs: 1_000, maxBytes: 8_000, clock });
-  const answer = () =>
-    Promise.resolve({
-      status: 200,
-      headers: [] as [string, string][],
-      body: "x".repeat(500),
-      validators: false,
-    });
   // Each key asked for twice: admitted on the second request.
   const twice = async (key: string) => {
     for (let i = 0; i < 2; i++) await cache.getOrCompute(key, "m", answer);
@@ -527,13 +529,6 @@ Deno.test("a crawl wider than the cache: what is kept stays until served or expi
 Deno.test("while the cache is full, an outdated answer keeps its place; one served often is considered again at once", async () => {
   const clock = new FixedClock("2026-06-01T12:00:00Z");
   const cache = new ResponseCache({ ttlMs: 1_000, maxBytes: 8_000, clock });
-  const answer = () =>
-    Promise.resolve({
-      status: 200,
-      headers: [] as [string, string][],
-      body: "x".repeat(500),
-      validators: false,
-    });
   for (let i = 0; i < 20; i++) {
     for (let j = 0; j < 2; j++) {
       await cache.getOrCompute(`k-${i}`, "m", answer);

@@ -139,19 +139,24 @@ async function measure(
     );
     slices.push(await run(i, sliceSeconds));
   }
-  const row = {
-    key,
-    label,
-    result: combined(slices),
-    bare: combined(bareSlices),
-  };
+  return recordRow(key, label, combined(slices), combined(bareSlices));
+}
+
+/** Adds a row of the table, and logs it. */
+function recordRow(
+  key: string,
+  label: string,
+  result: WrkResult,
+  bareResult: WrkResult,
+): Row {
+  const row = { key, label, result, bare: bareResult };
   rows.push(row);
   log(
-    `${label}: ${Math.round(row.result.requestsPerSec)} req/s (bare ${
-      Math.round(row.bare.requestsPerSec)
+    `${label}: ${Math.round(result.requestsPerSec)} req/s (bare ${
+      Math.round(bareResult.requestsPerSec)
     }, ${
-      (row.result.requestsPerSec / row.bare.requestsPerSec).toFixed(2)
-    }), p99 ${row.result.p99.toFixed(1)} ms, errors ${row.result.errors}`,
+      (result.requestsPerSec / bareResult.requestsPerSec).toFixed(2)
+    }), p99 ${result.p99.toFixed(1)} ms, errors ${result.errors}`,
   );
   return row;
 }
@@ -196,22 +201,10 @@ async function measurePair(
     secondSlices.push(await run(second.server, sliceSeconds));
   }
   const bareRow = combined(bareSlices);
-  const made = [
-    { ...a, slices: aSlices },
-    { ...b, slices: bSlices },
-  ].map(({ key, label, slices }) => {
-    const row = { key, label, result: combined(slices), bare: bareRow };
-    rows.push(row);
-    log(
-      `${label}: ${Math.round(row.result.requestsPerSec)} req/s (bare ${
-        Math.round(row.bare.requestsPerSec)
-      }, ${
-        (row.result.requestsPerSec / row.bare.requestsPerSec).toFixed(2)
-      }), p99 ${row.result.p99.toFixed(1)} ms, errors ${row.result.errors}`,
-    );
-    return row;
-  });
-  return [made[0], made[1]];
+  return [
+    recordRow(a.key, a.label, combined(aSlices), bareRow),
+    recordRow(b.key, b.label, combined(bSlices), bareRow),
+  ];
 }
 
 /** A copy of the database file at `path` (and its WAL), for a server of its own. */
