@@ -34,6 +34,8 @@ const envSchema = z.object({
     31_536_000,
   ).default(2_592_000),
   PUBLIC_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  PUBLIC_CACHE_BYTES: z.coerce.number().int().min(65_536).max(1_073_741_824)
+    .default(8_388_608),
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
   MEDIA_STORE: z.enum(["db", "s3"]).default("db"),
   MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(10_485_760),
@@ -104,6 +106,11 @@ export interface Config {
    * in milliseconds (any write ends it sooner); 0 turns the cache off.
    */
   publicCacheMs: number;
+  /**
+   * Memory the public-read cache may hold, in bytes (bodies, headers and
+   * keys); answers of filtered requests take a quarter more, apart.
+   */
+  publicCacheBytes: number;
   /** Largest accepted request body, in bytes (uploads have their own limit). */
   bodyLimit: number;
   mediaStore: "db" | "s3";
@@ -180,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
     oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
     publicCacheMs: e.PUBLIC_CACHE_MS,
+    publicCacheBytes: e.PUBLIC_CACHE_BYTES,
     bodyLimit: e.BODY_LIMIT,
     mediaStore: e.MEDIA_STORE,
     mediaMaxBytes: e.MEDIA_MAX_BYTES,

@@ -18,8 +18,9 @@
  * pushes it out, and only a sample of the misses is considered for admission,
  * but for keys whose last answer was served often (considersMiss): reads
  * spread evenly over more answers than the cache holds (each asked for about
- * once a lifetime) then cost what they cost with the cache off, where keeping
- * and replacing answers served once at most cost more than the hits saved.
+ * once a lifetime) then cost little more than with the cache off, where
+ * keeping and replacing answers served once at most cost more than the hits
+ * saved; and nothing more once the cache is dormant (lib/cache-lookups.ts).
  */
 import type { Clock } from "./clock.ts";
 
@@ -74,6 +75,11 @@ const SEEN_SLOT_BYTES = 12;
 const KEPT_HITS = 4;
 /** Once the cache is full, one miss in this many is considered for admission. */
 const CHURN_SAMPLE = 64;
+/**
+ * Once the cache is full, a miss is considered at least this often (ms),
+ * whatever the sample.
+ */
+const CONSIDER_EVERY_MS = 100;
 /** Below this share of `maxBytes` the cache takes any admitted answer. */
 const ROOM_SHARE = 0.9;
 /** The share of `maxBytes` the keys seen once may take. */
@@ -119,6 +125,8 @@ export class ResponseCache {
   #bytes = 0;
   /** Misses seen while the cache is full (see considersMiss). */
   #churnedMisses = 0;
+  /** When a miss was last considered while the cache was full (ms). */
+  #consideredAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: ResponseCacheOptions) {
     this.#options = options;
@@ -128,6 +136,11 @@ export class ResponseCache {
     this.#seenHashes = new Int32Array(slots);
     this.#seenAt = new Float64Array(slots).fill(Number.NaN);
     this.#seenMask = slots - 1;
+  }
+
+  /** Whether the answers kept take (nearly) all of the budget. */
+  get full(): boolean {
+    return !this.#hasRoom();
   }
 
   /** Whether caching is on at all. */
@@ -146,13 +159,16 @@ export class ResponseCache {
   ): CachedAnswer | null {
     const entry = this.#entries.get(key);
     if (!entry) return null;
+    // Its age first: an entry past its lifetime is outdated whatever the
+    // marker, and reading the marker may take the database file's lock.
+    const age = this.#options.clock.now().getTime() - entry.storedAt;
+    if (age < 0 || age >= entry.ttlMs) return null;
     if (typeof marker === "function") {
       const current = marker();
       if (current === null) return null;
       marker = current;
     }
-    const age = this.#options.clock.now().getTime() - entry.storedAt;
-    if (entry.marker === marker && age >= 0 && age < entry.ttlMs) {
+    if (entry.marker === marker) {
       // Map order is recency order: move the entry to the end.
       this.#entries.delete(key);
       this.#entries.set(key, entry);
@@ -172,14 +188,26 @@ export class ResponseCache {
    * seen, the computations in flight): always while the cache has room, or
    * when `key`'s outdated answer, still in the cache, was served KEPT_HITS
    * times while fresh (asked for often: kept again on its next two misses);
-   * otherwise, the cache being full, one miss in CHURN_SAMPLE, so that reads
-   * spread over more answers than the cache holds cost little more than with
-   * the cache off, and an answer asked for again and again is still noticed.
+   * otherwise, the cache being full, one miss in CHURN_SAMPLE and at least
+   * one every CONSIDER_EVERY_MS, so that reads spread over more answers than
+   * the cache holds cost little more than with the cache off, and an answer
+   * asked for again and again is still noticed.
    */
   considersMiss(key: string): boolean {
     if (this.#hasRoom()) return true;
     if ((this.#entries.get(key)?.hits ?? 0) >= KEPT_HITS) return true;
-    return ++this.#churnedMisses % CHURN_SAMPLE === 0;
+    // And at least one miss every CONSIDER_EVERY_MS: with few requests (or
+    // few looked up, lib/cache-lookups.ts), a sample by count alone would
+    // take minutes to notice a page asked for again and again.
+    const now = this.#options.clock.now().getTime();
+    if (
+      ++this.#churnedMisses % CHURN_SAMPLE !== 0 &&
+      now - this.#consideredAt < CONSIDER_EVERY_MS && now >= this.#consideredAt
+    ) {
+      return false;
+    }
+    this.#consideredAt = now;
+    return true;
   }
 
   /**

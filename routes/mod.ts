@@ -34,13 +34,12 @@ import { apiDocsRenderer } from "./views/api-docs.tsx";
 
 export type { AppDeps } from "./env.ts";
 
-/** Memory the public-read cache may hold (bodies and headers). */
-const PUBLIC_CACHE_BYTES = 8 * 1024 * 1024;
 /**
- * Memory for filtered answers (searches, filtered feeds), apart: visitors'
- * endless combinations push out only each other.
+ * The share of PUBLIC_CACHE_BYTES, on top of it, for filtered answers
+ * (searches, filtered feeds), apart: visitors' endless combinations push out
+ * only each other.
  */
-const FILTERED_CACHE_BYTES = 2 * 1024 * 1024;
+const FILTERED_CACHE_SHARE = 1 / 4;
 
 /**
  * Every route module, in the order `createApp` mounts them. The order is the
@@ -114,12 +113,12 @@ export function createApp(deps: AppDeps) {
     CACHE_RULES,
     new ResponseCache({
       ttlMs: deps.config.publicCacheMs,
-      maxBytes: PUBLIC_CACHE_BYTES,
+      maxBytes: deps.config.publicCacheBytes,
       clock: deps.clock,
     }),
     new ResponseCache({
       ttlMs: deps.config.publicCacheMs,
-      maxBytes: FILTERED_CACHE_BYTES,
+      maxBytes: Math.floor(deps.config.publicCacheBytes * FILTERED_CACHE_SHARE),
       clock: deps.clock,
     }),
   );

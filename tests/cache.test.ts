@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { CHANGE_CHECK_MS, openDatabase } from "../db/client.ts";
 import { events } from "../db/schema.ts";
 import { FixedClock } from "../lib/clock.ts";
+import { CacheLookups } from "../lib/cache-lookups.ts";
 import { ResponseCache } from "../lib/response-cache.ts";
 import { eq, sql } from "drizzle-orm";
 import {
@@ -482,7 +483,7 @@ Deno.test("an answer is kept on its second request within the lifetime: a crawl 
   assert.equal(await again("crawl-1999"), true);
 });
 
-Deno.test("a crawl wider than the cache: what is kept stays until served or expired, and while full only one miss in sixty-four is considered", async () => {
+Deno.test("a crawl wider than the cache: what is kept stays until served or expired, and while full only one miss in sixty-four (and one every 100 ms) is considered", async () => {
   const clock = new FixedClock("2026-06-01T12:00:00Z");
   const cache = new ResponseCache({ ttlMs: 1_000, maxBytes: 8_000, clock });
   // Each key asked for twice: admitted on the second request.
@@ -510,11 +511,20 @@ Deno.test("a crawl wider than the cache: what is kept stays until served or expi
       await other.getOrCompute(`c-${i}`, "m", answer);
     }
   }
+  // The first miss since the cache filled is considered (none was for
+  // 100 ms), then one in sixty-four while the clock stands still...
   let considered = 0;
   for (let i = 0; i < 640; i++) {
     if (other.considersMiss(`z-${i}`)) considered++;
   }
-  assert.equal(considered, 10, "one miss in sixty-four while full");
+  assert.equal(considered, 11, "one miss in sixty-four while full");
+  // ...and one at least every 100 ms, however few the misses.
+  assert.equal(other.considersMiss("y-1"), false);
+  clock.advance(99);
+  assert.equal(other.considersMiss("y-2"), false);
+  clock.advance(1);
+  assert.equal(other.considersMiss("y-3"), true, "100 ms since the last");
+  assert.equal(other.considersMiss("y-4"), false);
   const late = await other.getOrCompute("d", "m", answer);
   assert.ok(late);
   await other.getOrCompute("d", "m", answer);
@@ -555,7 +565,8 @@ Deno.test("while the cache is full, an outdated answer keeps its place; one serv
   for (let i = 0; i < 64; i++) {
     if (cache.considersMiss(kept[1])) sampled++;
   }
-  assert.equal(sampled, 1, "one served once is sampled as any other");
+  // The first of them is considered as the first miss in 100 ms.
+  assert.equal(sampled, 2, "one served once is sampled as any other");
   // Asked for twice again, its answer replaces the outdated one.
   await cache.getOrCompute(often, "m", answer);
   await cache.getOrCompute(often, "m", answer);
@@ -577,5 +588,74 @@ Deno.test("the listing, whose patterns overlap (/api/events and /api/events/*), 
   // Run twice, the cache's middleware admitted the first answer already.
   assert.ok(counts[0] > 0 && counts[1] > 0, `statements ${counts}`);
   assert.equal(counts[2], 0);
+  ctx.close();
+});
+
+Deno.test("a full cache that answers almost no lookup goes dormant, looks up one request in sixty-four, and wakes when its hits show it pays", () => {
+  const lookups = new CacheLookups();
+  // Filling (not full): however few the hits, every request is looked up.
+  for (let i = 0; i < 2_048; i++) lookups.noteLookup(false, false);
+  assert.equal(lookups.dormant, false, "a cache with room is filling");
+  // Full, with a hit in 32 lookups: it pays, and stays awake.
+  for (let i = 0; i < 1_024; i++) lookups.noteLookup(i % 32 === 0, true);
+  assert.equal(lookups.dormant, false, "one hit in 32 keeps it awake");
+  // Full, with fewer: dormant once the window of 1,024 lookups is over.
+  for (let i = 0; i < 1_023; i++) lookups.noteLookup(i % 64 === 0, true);
+  assert.equal(lookups.dormant, false, "judged over whole windows");
+  lookups.noteLookup(false, true);
+  assert.equal(lookups.dormant, true);
+  let lookedUp = 0;
+  for (let i = 0; i < 6_400; i++) if (lookups.looksUp()) lookedUp++;
+  assert.equal(lookedUp, 100, "one request in sixty-four is looked up");
+  // The sample's hits wake it as soon as they reach one in 32 of a window.
+  for (let i = 0; i < 31; i++) lookups.noteLookup(true, true);
+  assert.equal(lookups.dormant, true);
+  lookups.noteLookup(true, true);
+  assert.equal(lookups.dormant, false, "woken by its hits");
+  for (let i = 0; i < 100; i++) assert.ok(lookups.looksUp());
+});
+
+Deno.test("over HTTP: spread reads make a full cache dormant (requests answered as with the cache off), and a page asked for again and again wakes it", async () => {
+  // A small budget (a few dozen answers): PUBLIC_CACHE_BYTES.
+  const ctx = await createTestApp({ env: { PUBLIC_CACHE_BYTES: "65536" } });
+  const { token } = await userWithToken(ctx, "admin");
+  const ids: number[] = [];
+  for (let i = 0; i < 121; i++) {
+    ids.push((await createEvent(ctx, token, { title: `Spread ${i}` })).id);
+  }
+  const hot = ids.pop()!;
+  const read = (id: number) =>
+    statementsDuring(ctx, async () => {
+      assert.equal((await getJson(ctx, `/api/events/${id}`)).status, 200);
+    });
+  // Filled: answers asked for twice are kept until the cache is full.
+  for (const id of ids.slice(0, 40)) {
+    await read(id);
+    await read(id);
+  }
+  // Reads spread over 120 events, 10 ms apart: each asked for again 1.2 s
+  // later, when its answer (1 s) would be out of date: no lookup hits.
+  for (let i = 0; i < 1_100; i++) {
+    ctx.clock.advance(10);
+    await read(ids[i % ids.length]);
+  }
+  // Dormant: a page asked for again and again is mostly computed (awake, it
+  // would be kept on its second request and served from the third on).
+  const first: number[] = [];
+  for (let i = 0; i < 32; i++) {
+    ctx.clock.advance(10);
+    first.push(await read(hot));
+  }
+  const served = first.filter((n) => n === 0).length;
+  assert.ok(served <= 2, `${served} of 32 served from the cache`);
+  // The sampled lookups' hits wake it: then every request is a hit.
+  let streak = 0;
+  let requests = 0;
+  while (streak < 20 && requests < 10_000) {
+    ctx.clock.advance(10);
+    streak = await read(hot) === 0 ? streak + 1 : 0;
+    requests++;
+  }
+  assert.equal(streak, 20, `awake after ${requests} requests`);
   ctx.close();
 });

@@ -15,6 +15,11 @@ Deno.test("configuration defaults are those of docs/CONFIGURATION.md", () => {
   assert.equal(c.trustedProxyHops, 1);
   assert.equal(loadConfig({ TRUSTED_PROXY_HOPS: "2" }).trustedProxyHops, 2);
   assert.equal(loadConfig({ PUBLIC_CACHE_MS: "0" }).publicCacheMs, 0);
+  assert.equal(loadConfig({}).publicCacheBytes, 8 * 1024 * 1024);
+  assert.equal(
+    loadConfig({ PUBLIC_CACHE_BYTES: "65536" }).publicCacheBytes,
+    65_536,
+  );
   assert.equal(loadConfig({ PORT: "9000" }).baseUrl, "http://localhost:9000");
   assert.equal(
     loadConfig({ BASE_URL: "https://events.example/" }).baseUrl,
@@ -38,6 +43,8 @@ Deno.test("invalid values are refused with a message naming each variable", () =
     { ALLOW_PRIVATE_ADDRESSES: "maybe" },
     { PUBLIC_CACHE_MS: "-1" },
     { PUBLIC_CACHE_MS: "soon" },
+    { PUBLIC_CACHE_BYTES: "1024" },
+    { PUBLIC_CACHE_BYTES: "lots" },
     { TRUSTED_PROXY_HOPS: "0" },
     { TRUSTED_PROXY_HOPS: "two" },
   ];

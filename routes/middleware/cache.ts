@@ -10,6 +10,7 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { notModified } from "../../lib/feeds/conditional.ts";
 import { PUBLIC_LANGUAGES } from "../../lib/i18n.ts";
+import { CacheLookups } from "../../lib/cache-lookups.ts";
 import type { CachedAnswer, ResponseCache } from "../../lib/response-cache.ts";
 import type { AppEnv, RouteDeps } from "../env.ts";
 import type { CacheRule } from "../module.ts";
@@ -248,11 +249,19 @@ export function publicReadCache(
   /** The request whose middleware run is under way (its synchronous part). */
   let entered: Request | null = null;
   const changeMarker = () => deps.database.changeMarker();
+  const lookups = new CacheLookups();
   return {
     hit(request) {
+      if (!lookups.looksUp()) {
+        // Dormant (lib/cache-lookups.ts): answered as with the cache off.
+        missed = request;
+        missedFound = null;
+        return null;
+      }
       const found = keyOf(request);
       if (found === null) return null;
       const answer = found.store.get(found.key, changeMarker);
+      lookups.noteLookup(answer !== null, found.store.full);
       if (answer) return replay(answer, request, direct);
       missed = request;
       missedFound = found;

@@ -9,7 +9,7 @@
  * swing more than the few microseconds this compares; this is how the causes
  * in BENCHMARKS.md's issue 33 section were found.
  *
- *   deno task bench:cache-pair [TURNS=5] [SECONDS=5]
+ *   deno task bench:cache-pair [TURNS=6] [SECONDS=5]
  *
  * Any extra environment for the cache-on server: CACHE_PAIR_ENV='A=1 B=2'.
  */
@@ -18,7 +18,7 @@ import { createDatabase, seedEvents } from "./seed.ts";
 import { ROOT, type ServerProcess, startServer } from "./server.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
-const TURNS = Number(Deno.args[0] ?? 5);
+const TURNS = Number(Deno.args[0] ?? 6);
 const SECONDS = Number(Deno.args[1] ?? 5);
 const EVENTS = 20_000;
 const CONNECTIONS = 32;
@@ -82,7 +82,11 @@ try {
   servers.push(off);
   const pinned = navigator.hardwareConcurrency >= 2 &&
     await pin(on.pid, 0) && await pin(off.pid, 1);
-  log(pinned ? "servers pinned to CPU 0 and 1" : "servers not pinned");
+  log(
+    pinned
+      ? "servers pinned to CPU 0 and 1, swapped each turn"
+      : "servers not pinned",
+  );
 
   const crawl = join(ROOT, "tests/bench/crawl_events.lua");
   const distinct = join(ROOT, "tests/bench/distinct_events.lua");
@@ -102,6 +106,12 @@ try {
 
   const figures = { on: [] as number[][], off: [] as number[][] };
   for (let turn = 1; turn <= TURNS; turn++) {
+    // Each server on either CPU in turn: one CPU may serve more of the
+    // machine's interrupts, or run wrk more often.
+    if (pinned) {
+      await pin(on.pid, (turn + 1) % 2);
+      await pin(off.pid, turn % 2);
+    }
     const before = [cpuTicks(on.pid), cpuTicks(off.pid)];
     const [a, b]: WrkResult[] = await Promise.all(
       [on, off].map((s) => load(s, distinct, [String(seed.events)])),
@@ -122,10 +132,16 @@ try {
   }
   const onCpu = median(figures.on.map((f) => f[1]));
   const offCpu = median(figures.off.map((f) => f[1]));
+  // Each server had the other's CPU the turn before: the mean of the turns'
+  // ratios cancels what one CPU adds (an even number of turns).
+  const ratios = figures.on.map((f, i) => f[1] / figures.off[i][1]);
+  const meanRatio = ratios.reduce((a, b) => a + b, 0) / ratios.length;
   console.log(
     `median: cache on ${onCpu.toFixed(1)} µs a request, cache off ${
       offCpu.toFixed(1)
-    } µs (${((onCpu / offCpu - 1) * 100).toFixed(1)}%)`,
+    } µs; mean of the turns' ratios ${meanRatio.toFixed(3)} (${
+      ((meanRatio - 1) * 100).toFixed(1)
+    }%)`,
   );
 } finally {
   for (const server of servers) await server.stop();
