@@ -107,12 +107,12 @@ const settingsCache = new WeakMap<Db, CachedSettings>();
 const settingsVersions = new WeakMap<Db, number>();
 /** Per database handle: how many reads of the settings it made. */
 const settingsReads = new WeakMap<Db, number>();
-/** The read each Settings object getSettings gave came from. */
+/** The read each Settings object getSettings gave came from (one per read). */
 const readOfSettings = new WeakMap<Settings, number>();
 
 /**
  * Which read of the database's settings `settings` (as getSettings gave it)
- * came from: equal for the copies of one reused read, so what is worked out
+ * came from: the same for every request that reuses a read, so what is worked out
  * from the settings can be reused with it (lib/events/bodies.ts: the variant
  * of kept answers). Undefined for settings made otherwise.
  */
@@ -120,14 +120,16 @@ export function settingsReadOf(settings: Settings): number | undefined {
   return readOfSettings.get(settings);
 }
 
-/** All known settings, stored values over defaults. */
+/**
+ * All known settings, stored values over defaults: one frozen object per read
+ * of the database, shared by the requests that reuse it (a copy and a WeakMap
+ * entry per request cost more than the rest of a reused read).
+ */
 export async function getSettings(db: Db): Promise<Settings> {
   const cached = settingsCache.get(db);
   const started = performance.now();
   if (cached && started - cached.readAt < SETTINGS_REUSE_MS) {
-    const copy = { ...cached.settings };
-    readOfSettings.set(copy, cached.read);
-    return copy;
+    return cached.settings;
   }
   const version = settingsVersions.get(db) ?? 0;
   const rows = await db.select().from(settings).where(
@@ -143,13 +145,13 @@ export async function getSettings(db: Db): Promise<Settings> {
   }
   const read = (settingsReads.get(db) ?? 0) + 1;
   settingsReads.set(db, read);
+  const result = Object.freeze(out) as Settings;
+  readOfSettings.set(result, read);
   // A write that ran meanwhile may not be in these rows: keep nothing then.
   if ((settingsVersions.get(db) ?? 0) === version) {
-    settingsCache.set(db, { settings: out as Settings, readAt: started, read });
+    settingsCache.set(db, { settings: result, readAt: started, read });
   }
-  const copy = { ...out } as Settings;
-  readOfSettings.set(copy, read);
-  return copy;
+  return result;
 }
 
 /** Forgets the reused read, before and after a write. */
