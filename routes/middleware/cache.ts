@@ -249,7 +249,7 @@ export function publicReadCache(
   /** The request whose middleware run is under way (its synchronous part). */
   let entered: Request | null = null;
   const changeMarker = () => deps.database.changeMarker();
-  const lookups = new CacheLookups();
+  const lookups = new CacheLookups(deps.database.embedded);
   return {
     hit(request) {
       if (!lookups.looksUp()) {
