@@ -323,7 +323,14 @@ function eventFullStatement(
     .leftJoin(users, eq(users.id, events.userId))
     .leftJoin(places, eq(places.id, events.placeId))
     .leftJoin(apUsers, eq(apUsers.ap_id, events.apUserApId))
-    .where(sql`${events.id} = ${ref}`);
+    .where(
+      bodyVariant === undefined
+        ? sql`${events.id} = ${ref}`
+        // The anonymous reader (kept bodies are theirs) sees visible events
+        // only (canSeeEvent): a hidden one is not assembled, only to be
+        // refused.
+        : sql`${events.id} = ${ref} and ${events.is_visible} = 1`,
+    );
   if (bodyVariant === undefined) return assembled;
   // With a body kept for the anonymous reader (and still valid), the answer
   // is that one lookup: the event's JSON is assembled (a subquery) only
