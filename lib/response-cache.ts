@@ -46,6 +46,8 @@ interface Entry {
   size: number;
   /** How many times it was served since it was stored. */
   hits: number;
+  /** When it last moved to the end of the recency order (ms). */
+  movedAt: number;
 }
 
 export interface ResponseCacheOptions {
@@ -80,6 +82,8 @@ const CHURN_SAMPLE = 64;
  * whatever the sample.
  */
 const CONSIDER_EVERY_MS = 100;
+/** An entry served again moves up the recency order at most this often (ms). */
+const MOVE_EVERY_MS = 100;
 /** Below this share of `maxBytes` the cache takes any admitted answer. */
 const ROOM_SHARE = 0.9;
 /** The share of `maxBytes` the keys seen once may take. */
@@ -161,7 +165,8 @@ export class ResponseCache {
     if (!entry) return null;
     // Its age first: an entry past its lifetime is outdated whatever the
     // marker, and reading the marker may take the database file's lock.
-    const age = this.#options.clock.now().getTime() - entry.storedAt;
+    const now = this.#options.clock.now().getTime();
+    const age = now - entry.storedAt;
     if (age < 0 || age >= entry.ttlMs) return null;
     if (typeof marker === "function") {
       const current = marker();
@@ -169,9 +174,14 @@ export class ResponseCache {
       marker = current;
     }
     if (entry.marker === marker) {
-      // Map order is recency order: move the entry to the end.
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
+      // Map order is recency order: move the entry to the end, at most once
+      // per MOVE_EVERY_MS (a Map's delete and set on every hit cost a hot
+      // answer more, the fuller the cache, than the exact order is worth).
+      if (now - entry.movedAt >= MOVE_EVERY_MS || now < entry.movedAt) {
+        this.#entries.delete(key);
+        this.#entries.set(key, entry);
+        entry.movedAt = now;
+      }
       entry.hits++;
       return entry.answer;
     }
@@ -259,6 +269,7 @@ export class ResponseCache {
           storedAt: now,
           ttlMs,
           hits: 0,
+          movedAt: now,
         });
       }
       return result;

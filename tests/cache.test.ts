@@ -666,3 +666,22 @@ Deno.test("over HTTP: spread reads make a full cache dormant (requests answered 
   assert.equal(streak, 20, `awake after ${requests} requests`);
   ctx.close();
 });
+
+Deno.test("an answer served again moves up the recency order (at most every 100 ms): the least recently served goes first", async () => {
+  const clock = new FixedClock("2026-06-01T12:00:00Z");
+  const cache = new ResponseCache({ ttlMs: 1_000, maxBytes: 5_100, clock });
+  const keep = async (key: string) => {
+    for (let i = 0; i < 2; i++) await cache.getOrCompute(key, "m", answer);
+  };
+  // Four answers of about 1,260 bytes fit; each served once.
+  const keys = ["a", "b", "c", "d"];
+  for (const key of keys) await keep(key);
+  for (const key of keys) assert.ok(cache.get(key, "m"), key);
+  // Served again 150 ms later, "a" is now the most recently served.
+  clock.advance(150);
+  assert.ok(cache.get("a", "m"));
+  await keep("e");
+  assert.ok(cache.get("e", "m"), "kept, pushing out the least recent");
+  assert.equal(cache.get("b", "m"), null, "the least recently served went");
+  for (const key of ["a", "c", "d"]) assert.ok(cache.get(key, "m"), key);
+});
