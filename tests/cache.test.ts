@@ -591,35 +591,77 @@ Deno.test("the listing, whose patterns overlap (/api/events and /api/events/*), 
   ctx.close();
 });
 
-Deno.test("a full cache that answers almost no lookup goes dormant, looks up one request in sixty-four, and wakes when its hits show it pays (embedded database only)", () => {
-  const lookups = new CacheLookups(true);
+Deno.test("a full cache that answers almost no lookup goes dormant, looks up one cacheable request in sixty-four, and wakes on its sample's hits or to measure again (embedded database only)", () => {
+  const clock = new FixedClock("2026-06-01T12:00:00Z");
+  const lookups = new CacheLookups(2, true, clock);
+  const window = (hitEvery: number, full = true, part = 0) => {
+    for (let i = 0; i < 1_024; i++) {
+      lookups.noteLookup(part, i % hitEvery === 0, full);
+    }
+  };
   // Filling (not full): however few the hits, every request is looked up.
-  for (let i = 0; i < 2_048; i++) lookups.noteLookup(false, false);
+  window(1_000_000, false);
   assert.equal(lookups.dormant, false, "a cache with room is filling");
   // Full, with a hit in 16 lookups: it pays, and stays awake.
-  for (let i = 0; i < 1_024; i++) lookups.noteLookup(i % 16 === 0, true);
+  window(16);
   assert.equal(lookups.dormant, false, "one hit in 16 keeps it awake");
   // Full, with fewer: dormant once the window of 1,024 lookups is over.
-  for (let i = 0; i < 1_023; i++) lookups.noteLookup(i % 32 === 0, true);
+  for (let i = 0; i < 1_023; i++) lookups.noteLookup(0, i % 32 === 0, true);
   assert.equal(lookups.dormant, false, "judged over whole windows");
-  lookups.noteLookup(false, true);
+  lookups.noteLookup(0, false, true);
   assert.equal(lookups.dormant, true);
+  // One cacheable request in 64 is looked up...
   let lookedUp = 0;
-  for (let i = 0; i < 6_400; i++) if (lookups.looksUp()) lookedUp++;
+  for (let i = 0; i < 6_400; i++) {
+    if (lookups.looksUp()) {
+      lookedUp++;
+      lookups.noteLookup(0, false, true);
+    }
+  }
   assert.equal(lookedUp, 100, "one request in sixty-four is looked up");
+  // ...and a sample stays due until a cacheable request is looked up: the
+  // requests the cache never holds (no noteLookup) do not take it.
+  for (let i = 0; i < 63; i++) assert.equal(lookups.looksUp(), false);
+  assert.equal(lookups.looksUp(), true);
+  assert.equal(lookups.looksUp(), true, "still due: nothing was looked up");
   // The sample's hits wake it as soon as they reach one in 16 of a window.
-  for (let i = 0; i < 63; i++) lookups.noteLookup(true, true);
+  for (let i = 0; i < 63; i++) lookups.noteLookup(0, true, true);
   assert.equal(lookups.dormant, true);
-  lookups.noteLookup(true, true);
+  lookups.noteLookup(0, true, true);
   assert.equal(lookups.dormant, false, "woken by its hits");
   for (let i = 0; i < 100; i++) assert.ok(lookups.looksUp());
+  // Dormant again, it looks every request up for a window after a window of
+  // samples (1,024 lookups)...
+  window(1_000_000);
+  assert.equal(lookups.dormant, true);
+  for (let i = 0; i < 1_023; i++) lookups.noteLookup(0, false, true);
+  assert.equal(lookups.dormant, true);
+  lookups.noteLookup(0, false, true);
+  assert.equal(lookups.dormant, false, "measuring again");
+  window(1_000_000);
+  assert.equal(lookups.dormant, true, "still not paying");
+  // ...or after 10 s, however few the samples.
+  clock.advance(9_999);
+  lookups.noteLookup(0, false, true);
+  assert.equal(lookups.dormant, true);
+  clock.advance(1);
+  lookups.noteLookup(0, false, true);
+  assert.equal(lookups.dormant, false, "10 s dormant at most");
+  // Each part (the main cache, the filtered) is judged on its own: one that
+  // pays, or still has room, keeps the cache awake.
+  for (let i = 0; i < 1_024; i++) {
+    lookups.noteLookup(i % 2, i % 2 === 0 && i % 8 === 0, true);
+  }
+  assert.equal(lookups.dormant, false, "the main part hits one in four");
+  for (let i = 0; i < 1_024; i++) lookups.noteLookup(i % 2, false, i % 2 === 1);
+  assert.equal(lookups.dormant, false, "the main part has room");
   // Over a remote database a miss is a round trip: never dormant.
-  const remote = new CacheLookups(false);
-  for (let i = 0; i < 4_096; i++) remote.noteLookup(false, true);
+  const remote = new CacheLookups(2, false, clock);
+  for (let i = 0; i < 4_096; i++) remote.noteLookup(0, false, true);
   assert.equal(remote.dormant, false);
 });
 
-Deno.test("over HTTP: spread reads make a full cache dormant (requests answered as with the cache off), and a page asked for again and again wakes it", async () => {
+Deno.test("over HTTP: spread reads make a full cache dormant (requests answered as with the cache off), and a page asked for again, among other requests, wakes it", async () => {
   // A small budget (a few dozen answers): PUBLIC_CACHE_BYTES; the embedded
   // database (a remote one's cache is never dormant).
   const ctx = await createTestApp({
@@ -655,15 +697,23 @@ Deno.test("over HTTP: spread reads make a full cache dormant (requests answered 
   }
   const served = first.filter((n) => n === 0).length;
   assert.ok(served <= 2, `${served} of 32 served from the cache`);
-  // The sampled lookups' hits wake it: then every request is a hit.
+  // The page is one request in five now, among spread reads and requests the
+  // cache never holds; it is noticed (by the sample, or when the cache looks
+  // every request up again), kept, and then served from the cache.
   let streak = 0;
   let requests = 0;
-  while (streak < 20 && requests < 30_000) {
+  for (let i = 0; streak < 10 && requests < 20_000; i++) {
     ctx.clock.advance(10);
-    streak = await read(hot) === 0 ? streak + 1 : 0;
     requests++;
+    if (i % 5 === 0) {
+      streak = await read(hot) === 0 ? streak + 1 : 0;
+    } else if (i % 5 < 3) {
+      await read(ids[i % ids.length]);
+    } else {
+      assert.equal((await call(ctx, "GET", "/api/health")).status, 200);
+    }
   }
-  assert.equal(streak, 20, `awake after ${requests} requests`);
+  assert.equal(streak, 10, `awake after ${requests} requests`);
   ctx.close();
 });
 
@@ -673,15 +723,23 @@ Deno.test("an answer served again moves up the recency order (at most every 100 
   const keep = async (key: string) => {
     for (let i = 0; i < 2; i++) await cache.getOrCompute(key, "m", answer);
   };
-  // Four answers of about 1,260 bytes fit; each served once.
+  // Four answers of about 1,260 bytes fit; each served once, at once (not
+  // moved: each moved last when it was stored).
   const keys = ["a", "b", "c", "d"];
   for (const key of keys) await keep(key);
   for (const key of keys) assert.ok(cache.get(key, "m"), key);
-  // Served again 150 ms later, "a" is now the most recently served.
-  clock.advance(150);
+  clock.advance(110);
+  // Served 110 ms later, each moves to the end in turn: "a" first, so it is
+  // the least recent again once "d" has moved...
+  for (const key of keys) {
+    clock.advance(10);
+    assert.ok(cache.get(key, "m"));
+  }
+  // ...and, served again within 100 ms of its move, it stays there.
+  clock.advance(10);
   assert.ok(cache.get("a", "m"));
   await keep("e");
   assert.ok(cache.get("e", "m"), "kept, pushing out the least recent");
-  assert.equal(cache.get("b", "m"), null, "the least recently served went");
-  for (const key of ["a", "c", "d"]) assert.ok(cache.get(key, "m"), key);
+  assert.equal(cache.get("a", "m"), null, "the least recently moved went");
+  for (const key of ["b", "c", "d"]) assert.ok(cache.get(key, "m"), key);
 });

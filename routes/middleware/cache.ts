@@ -249,7 +249,8 @@ export function publicReadCache(
   /** The request whose middleware run is under way (its synchronous part). */
   let entered: Request | null = null;
   const changeMarker = () => deps.database.changeMarker();
-  const lookups = new CacheLookups(deps.database.embedded);
+  // Two parts, each judged on its own hits: the main cache and the filtered.
+  const lookups = new CacheLookups(2, deps.database.embedded, deps.clock);
   return {
     hit(request) {
       if (!lookups.looksUp()) {
@@ -261,7 +262,11 @@ export function publicReadCache(
       const found = keyOf(request);
       if (found === null) return null;
       const answer = found.store.get(found.key, changeMarker);
-      lookups.noteLookup(answer !== null, found.store.full);
+      lookups.noteLookup(
+        found.store === cache ? 0 : 1,
+        answer !== null,
+        found.store.full,
+      );
       if (answer) return replay(answer, request, direct);
       missed = request;
       missedFound = found;
