@@ -215,9 +215,35 @@ export function sampleRss(pid: number, everyMs = 200) {
   };
 }
 
+/**
+ * Pins the main thread of process `pid` to CPU `cpu`, or lets it run on any
+ * CPU again (null): the thread that runs the JavaScript and, on Deno, the
+ * server's I/O; its other threads (the garbage collector's helpers) stay
+ * free. False when `taskset` is missing or refused.
+ */
+export async function pinMainThread(
+  pid: number,
+  cpu: number | null,
+): Promise<boolean> {
+  const cpus = cpu === null
+    ? `0-${Math.max(0, navigator.hardwareConcurrency - 1)}`
+    : String(cpu);
+  try {
+    // Without -a, taskset sets the thread whose id is `pid`: the main one.
+    const out = await new Deno.Command("taskset", {
+      args: ["-pc", cpus, String(pid)],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
 /** A bare Hono app with one JSON route, in a process of its own. */
 export async function startBare(): Promise<
-  { base: string; stop(): Promise<void> }
+  { base: string; pid: number; stop(): Promise<void> }
 > {
   const port = freePort();
   const code = `
@@ -249,6 +275,7 @@ export async function startBare(): Promise<
   }
   return {
     base,
+    pid: child.pid,
     async stop() {
       child.kill("SIGTERM");
       await child.status;
