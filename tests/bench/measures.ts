@@ -17,6 +17,7 @@
  *   deno task bench
  *   MEASURE_SECONDS=6 MEASURE_SLICES=3 MEASURE_WARMUP=1 deno task bench
  *   MEASURE_PLACE=0 deno task bench   # pairs' servers left to the scheduler
+ *   MEASURE_CONTROL=1 deno task bench # both distinct-id servers with the cache off (noise check; BENCHMARKS.md left alone)
  */
 import { join } from "node:path";
 import { createDatabase, HOT_TAG, seedEvents } from "./seed.ts";
@@ -37,14 +38,19 @@ import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
 const SECONDS = Number(Deno.env.get("MEASURE_SECONDS") ?? 12);
 /** Turns of the bare route and the measured load per row. */
 const SLICES = Number(Deno.env.get("MEASURE_SLICES") ?? 6);
-/** Turns of a pair of rows: a multiple of four (see measurePair). */
-const PAIR_SLICES = Math.max(4, Math.ceil(SLICES / 4) * 4);
+/**
+ * Turns of a pair of rows: twice as many, a multiple of four (measurePair),
+ * since what the two rows are compared for is smaller than what one turn
+ * varies by.
+ */
+const PAIR_SLICES = Math.max(4, Math.ceil(SLICES / 2) * 4);
 const WARMUP = Number(Deno.env.get("MEASURE_WARMUP") ?? 2);
 const CONNECTIONS = 32;
 const WRITE_CLIENTS = 16;
 const LARGE = 20_000;
 const SMALL = 1_000;
-const WRITE = Deno.env.get("BENCH_WRITE") !== "0";
+const CONTROL = Deno.env.get("MEASURE_CONTROL") === "1";
+const WRITE = Deno.env.get("BENCH_WRITE") !== "0" && !CONTROL;
 const ADMIN_EMAIL = "bench-admin@bench.invalid";
 const ADMIN_PASSWORD = "bench-admin-password";
 const MB = 1024 * 1024;
@@ -325,13 +331,39 @@ async function copyOf(path: string, suffix: string): Promise<string> {
 const crawlScript = join(ROOT, "tests/bench/crawl_events.lua");
 
 /**
+ * Visible events of the file at `path` without a kept body (lib/events/bodies.ts),
+ * read beside the server that has it open.
+ */
+async function missingBodies(path: string): Promise<number> {
+  const database = await openDatabase(`file:${path}`);
+  try {
+    const [{ n }] = await database.db.all<{ n: number }>(
+      sql`select count(*) as n from events e where e.is_visible = 1
+        and not exists (select 1 from event_bodies b where b.event_id = e.id)`,
+    );
+    return n;
+  } finally {
+    database.close();
+  }
+}
+
+/**
  * A crawler's first pass over every event of a fresh server, each asked for
  * once in order (each answer is made, and kept: lib/events/bodies.ts):
  * measured over its first 2 s, then finished unmeasured, so that the
  * distinct-id row after it measures reads of events read before (the state
- * of a running instance), and this one what a first read costs.
+ * of a running instance), and this one what a first read costs. Then passes
+ * again until every visible event's body is kept: a body waits to be stored
+ * after its answer went out and is dropped when too many wait, and a body
+ * left to make would be made in the measured turns, by one server and not
+ * the other (the row would measure first reads there).
  */
-async function firstPass(server: ServerProcess, label: string, events: number) {
+async function firstPass(
+  server: ServerProcess,
+  label: string,
+  events: number,
+  path: string,
+) {
   const options = {
     url: server.base,
     connections: CONNECTIONS,
@@ -357,6 +389,26 @@ async function firstPass(server: ServerProcess, label: string, events: number) {
       scriptArgs: [String(first.requests + 1), String(events), "2"],
     });
   }
+  for (let pass = 2; pass <= 6; pass++) {
+    await waitIdle(server.pid, 30);
+    const missing = await missingBodies(path);
+    log(`${label}: ${missing} visible events without a kept body`);
+    if (missing === 0) return;
+    await runWrk(wrk, {
+      ...options,
+      duration: Math.ceil(events / Math.max(1, first.requestsPerSec)) + 1,
+      scriptArgs: ["1", String(events), "2"],
+    });
+  }
+  throw new Error(`${label}: bodies still missing after 6 passes`);
+}
+
+/** Writes the machine's dirty pages out, so no load waits on what the last wrote. */
+async function syncDisks() {
+  try {
+    await new Deno.Command("sync", { stdout: "null", stderr: "null" })
+      .output();
+  } catch { /* no sync: the kernel writes them out in its own time */ }
 }
 
 const serverEnv = (path: string, extra: Record<string, string> = {}) => ({
@@ -406,14 +458,19 @@ try {
   // The reads with the public-read cache off, what every miss costs, on a
   // server of their own over a copy of the file (its kept answers are its
   // own), idle until it is measured in the same turns as the default cache.
-  const off = await startServer(
-    serverEnv(await copyOf(large.path, "off"), { PUBLIC_CACHE_MS: "0" }),
+  const offPath = await copyOf(large.path, "off");
+  const off = await startServer(serverEnv(offPath, { PUBLIC_CACHE_MS: "0" }));
+  // MEASURE_CONTROL=1: this server's cache off too, so that the distinct-id
+  // pair compares two identical servers (what the bench's noise alone makes
+  // of them); the rows after it are then not the product's.
+  const server = await startServer(
+    serverEnv(large.path, CONTROL ? { PUBLIC_CACHE_MS: "0" } : {}),
   );
-  const server = await startServer(serverEnv(large.path));
   const sampler = sampleRss(server.pid);
   try {
-    await firstPass(off, "cache off", large.seed.events);
-    await firstPass(server, "default cache", large.seed.events);
+    await firstPass(off, "cache off", large.seed.events, offPath);
+    await firstPass(server, "default cache", large.seed.events, large.path);
+    await syncDisks();
     try {
       await measurePair(
         {
