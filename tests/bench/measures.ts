@@ -34,16 +34,20 @@ import {
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client.ts";
 import { ensureWrk, runWrk, type WrkOptions, type WrkResult } from "./wrk.ts";
+import { pairedDifference, pct } from "./stats.ts";
 
 const SECONDS = Number(Deno.env.get("MEASURE_SECONDS") ?? 12);
 /** Turns of the bare route and the measured load per row. */
 const SLICES = Number(Deno.env.get("MEASURE_SLICES") ?? 6);
 /**
- * Turns of a pair of rows: twice as many, a multiple of four (measurePair),
- * since what the two rows are compared for is smaller than what one turn
- * varies by.
+ * A pair of rows runs in blocks of PAIR_BLOCK_TURNS turns, one block per two
+ * turns of a row (3 by default), each block but the first on two fresh
+ * servers (measurePair): what the two rows are compared for is smaller than
+ * what one pair of server processes differs by.
  */
-const PAIR_SLICES = Math.max(4, Math.ceil(SLICES / 2) * 4);
+const PAIR_BLOCKS = Math.max(2, Math.ceil(SLICES / 2));
+/** Turns of a block: each server first and second, on either CPU. */
+const PAIR_BLOCK_TURNS = 4;
 const WARMUP = Number(Deno.env.get("MEASURE_WARMUP") ?? 2);
 const CONNECTIONS = 32;
 const WRITE_CLIENTS = 16;
@@ -193,23 +197,33 @@ function recordRow(
   return row;
 }
 
+/** One side of a pair of rows: its server, and how to start another like it. */
+interface PairSide {
+  server: ServerProcess;
+  key: string;
+  label: string;
+  /** A fresh server like `server`: the same file and settings. */
+  again: () => Promise<ServerProcess>;
+}
+
 /**
- * Two rows measured in the same turns: the bare route, then `a` and `b`,
- * PAIR_SLICES times (after a warm-up of each), so that rows compared with
- * each other see the same moments of a shared machine (measured one after
- * the other, minutes apart, they differed by more than what they are
- * compared for). Which of the two goes first alternates every turn, the CPU
- * of the main threads every second turn (placeTurn): over four turns each
- * server runs first and second on either CPU. Each turn's ratio of `b` to
- * `a` is kept (turnRatios) for the comparison of the two.
+ * Two rows measured in the same turns: the bare route, then `a` and `b`, so
+ * that rows compared with each other see the same moments of a shared
+ * machine (measured one after the other, minutes apart, they differed by
+ * more than what they are compared for). Which of the two goes first
+ * alternates every turn, the CPU of their main threads every second turn
+ * (placeTurn): over a block of four turns each server runs first and second
+ * on either CPU. The first block runs on the servers given, each further
+ * one on two fresh servers (`again`, stopped after their block; the given
+ * ones wait, idle): two server processes of one code differed by up to 10%
+ * for their whole lives (the turns of one run all one way: BENCHMARKS.md),
+ * so the blocks are what the two rows are compared over (pairStats).
  */
 async function measurePair(
-  a: { server: ServerProcess; key: string; label: string },
-  b: { server: ServerProcess; key: string; label: string },
+  a: PairSide,
+  b: PairSide,
   options: (server: ServerProcess) => Omit<WrkOptions, "threads" | "duration">,
 ): Promise<[Row, Row]> {
-  await waitIdle(a.server.pid, 30);
-  await waitIdle(b.server.pid, 30);
   const bareOptions = {
     url: `${bare.base}/bare`,
     connections: options(a.server).connections,
@@ -217,37 +231,56 @@ async function measurePair(
   };
   const run = (server: ServerProcess, duration: number) =>
     runWrk(wrk, { ...options(server), threads: 2, duration });
-  await runWrk(wrk, { ...bareOptions, duration: WARMUP });
-  await run(a.server, WARMUP);
-  await run(b.server, WARMUP);
   const bareSlices: WrkResult[] = [];
   const aSlices: WrkResult[] = [];
   const bSlices: WrkResult[] = [];
   const ratios: number[] = [];
+  const blockRatios: number[] = [];
   const sliceSeconds = Math.max(1, Math.round(SECONDS / SLICES));
-  const pids = [a.server.pid, b.server.pid];
-  for (let i = 0; i < PAIR_SLICES; i++) {
-    await placeTurn(pids, Math.floor(i / 2) % 2);
-    bareSlices.push(
-      await runWrk(wrk, { ...bareOptions, duration: sliceSeconds }),
-    );
-    // Which goes first alternates: neither always follows the bare route.
-    const [first, second] = i % 2 === 0 ? [a, b] : [b, a];
-    const firstSlices = first === a ? aSlices : bSlices;
-    const secondSlices = first === a ? bSlices : aSlices;
-    firstSlices.push(await run(first.server, sliceSeconds));
-    secondSlices.push(await run(second.server, sliceSeconds));
-    ratios.push(bSlices[i].requestsPerSec / aSlices[i].requestsPerSec);
-    log(
-      `turn ${i + 1}: ${a.key} ${
-        Math.round(aSlices[i].requestsPerSec)
-      }, ${b.key} ${Math.round(bSlices[i].requestsPerSec)} req/s (${
-        pct(ratios[i] - 1)
-      })`,
-    );
+  for (let block = 0; block < PAIR_BLOCKS; block++) {
+    const [aServer, bServer] = block === 0
+      ? [a.server, b.server]
+      : [await a.again(), await b.again()];
+    try {
+      await waitIdle(aServer.pid, 30);
+      await waitIdle(bServer.pid, 30);
+      await runWrk(wrk, { ...bareOptions, duration: WARMUP });
+      await run(aServer, WARMUP);
+      await run(bServer, WARMUP);
+      const pids = [aServer.pid, bServer.pid];
+      const blockStart = ratios.length;
+      for (let t = 0; t < PAIR_BLOCK_TURNS; t++) {
+        await placeTurn(pids, Math.floor(t / 2) % 2);
+        bareSlices.push(
+          await runWrk(wrk, { ...bareOptions, duration: sliceSeconds }),
+        );
+        // Which goes first alternates: neither always follows the bare route.
+        const aFirst = t % 2 === 0;
+        const first = await run(aFirst ? aServer : bServer, sliceSeconds);
+        const second = await run(aFirst ? bServer : aServer, sliceSeconds);
+        const [aResult, bResult] = aFirst ? [first, second] : [second, first];
+        aSlices.push(aResult);
+        bSlices.push(bResult);
+        ratios.push(bResult.requestsPerSec / aResult.requestsPerSec);
+        log(
+          `block ${block + 1}, turn ${t + 1}: ${a.key} ${
+            Math.round(aResult.requestsPerSec)
+          }, ${b.key} ${Math.round(bResult.requestsPerSec)} req/s (${
+            pct(ratios[ratios.length - 1] - 1)
+          })`,
+        );
+      }
+      await placeTurn(pids, null);
+      const turns = ratios.slice(blockStart);
+      blockRatios.push(turns.reduce((x, y) => x + y, 0) / turns.length);
+    } finally {
+      if (block > 0) {
+        await aServer.stop();
+        await bServer.stop();
+      }
+    }
   }
-  await placeTurn(pids, null);
-  turnRatios.set(b.key, ratios);
+  pairStats.set(b.key, { turns: ratios, blocks: blockRatios });
   const bareRow = combined(bareSlices);
   return [
     recordRow(a.key, a.label, combined(aSlices), bareRow),
@@ -255,66 +288,11 @@ async function measurePair(
   ];
 }
 
-/** Each measured pair's turn-by-turn ratios of its second row to its first. */
-const turnRatios = new Map<string, number[]>();
-
-/** `x` (a fraction) as a signed percentage. */
-const pct = (x: number) =>
-  `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)}%`;
-
 /**
- * One-sided 95% points of Student's t for 1 to 30 degrees of freedom (then
- * the normal distribution's 1.645).
+ * Each measured pair's ratios of its second row to its first: turn by turn,
+ * and each block's mean.
  */
-const T95 = [
-  6.314,
-  2.92,
-  2.353,
-  2.132,
-  2.015,
-  1.943,
-  1.895,
-  1.86,
-  1.833,
-  1.812,
-  1.796,
-  1.782,
-  1.771,
-  1.761,
-  1.753,
-  1.746,
-  1.74,
-  1.734,
-  1.729,
-  1.725,
-  1.721,
-  1.717,
-  1.714,
-  1.711,
-  1.708,
-  1.706,
-  1.703,
-  1.701,
-  1.699,
-  1.697,
-];
-
-/**
- * The mean of the turns' differences (ratio − 1), its standard error, and
- * the highest mean difference the turns allow (one-sided 95%): below zero,
- * the turns show the second row below the first, beyond how much they vary.
- */
-function pairedDifference(ratios: number[]) {
-  const n = ratios.length;
-  const diffs = ratios.map((r) => r - 1);
-  const mean = diffs.reduce((x, y) => x + y, 0) / n;
-  const variance = n > 1
-    ? diffs.reduce((x, d) => x + (d - mean) ** 2, 0) / (n - 1)
-    : Number.POSITIVE_INFINITY;
-  const se = Math.sqrt(variance / n);
-  const t = T95[n - 2] ?? 1.645;
-  return { n, mean, se, highest: mean + t * se };
-}
+const pairStats = new Map<string, { turns: number[]; blocks: number[] }>();
 
 /** A copy of the database file at `path` (and its WAL), for a server of its own. */
 async function copyOf(path: string, suffix: string): Promise<string> {
@@ -412,6 +390,10 @@ async function syncDisks() {
 }
 
 const serverEnv = (path: string, extra: Record<string, string> = {}) => ({
+  // One base URL for every server of the run, whatever its port: the kept
+  // bodies name it (bodyVariant), and a server of a block after the first,
+  // on another port, would otherwise make every body again.
+  BASE_URL: "http://quando.bench.test",
   DATABASE_URL: `file:${path}`,
   LOG_LEVEL: "warning",
   ADMIN_EMAIL,
@@ -430,19 +412,23 @@ try {
   // load left in a server's heap would weigh on one side only), in the same
   // turns: the tag listing at both sizes.
   {
-    const smallServer = await startServer(serverEnv(small.path));
-    const largeServer = await startServer(serverEnv(large.path));
+    const startSmall = () => startServer(serverEnv(small.path));
+    const startLarge = () => startServer(serverEnv(large.path));
+    const smallServer = await startSmall();
+    const largeServer = await startLarge();
     try {
       await measurePair(
         {
           server: smallServer,
           key: "tag-small",
           label: "tag listing, 1,000 events",
+          again: startSmall,
         },
         {
           server: largeServer,
           key: "tag-large",
           label: "tag listing, 20,000 events",
+          again: startLarge,
         },
         (target) => ({
           url: `${target.base}/api/events/tag/${HOT_TAG}`,
@@ -459,13 +445,17 @@ try {
   // server of their own over a copy of the file (its kept answers are its
   // own), idle until it is measured in the same turns as the default cache.
   const offPath = await copyOf(large.path, "off");
-  const off = await startServer(serverEnv(offPath, { PUBLIC_CACHE_MS: "0" }));
+  const startOff = () =>
+    startServer(serverEnv(offPath, { PUBLIC_CACHE_MS: "0" }));
   // MEASURE_CONTROL=1: this server's cache off too, so that the distinct-id
   // pair compares two identical servers (what the bench's noise alone makes
   // of them); the rows after it are then not the product's.
-  const server = await startServer(
-    serverEnv(large.path, CONTROL ? { PUBLIC_CACHE_MS: "0" } : {}),
-  );
+  const startDefault = () =>
+    startServer(
+      serverEnv(large.path, CONTROL ? { PUBLIC_CACHE_MS: "0" } : {}),
+    );
+  const off = await startOff();
+  const server = await startDefault();
   const sampler = sampleRss(server.pid);
   try {
     await firstPass(off, "cache off", large.seed.events, offPath);
@@ -477,11 +467,13 @@ try {
           server: off,
           key: "distinct-off",
           label: "event by id, distinct ids, `PUBLIC_CACHE_MS=0`",
+          again: startOff,
         },
         {
           server,
           key: "distinct",
           label: "event by id, distinct ids, default cache",
+          again: startDefault,
         },
         (target) => ({
           url: target.base,
@@ -608,25 +600,31 @@ ratioTarget("404", 0.55);
 ratioTarget("distinct-off", 0.2);
 const distinct = byKey("distinct");
 const distinctOff = byKey("distinct-off");
-const distinctTurns = turnRatios.get("distinct");
-if (distinct && distinctOff && distinctTurns) {
+const distinctStats = pairStats.get("distinct");
+if (distinct && distinctOff && distinctStats) {
   // Two servers of one code answer the same load alike only within how much
-  // the turns vary: what is judged is whether the turns show the default
-  // cache below the cache off (one-sided 95%), not which of two equal
-  // figures came out ahead this time (either, as often; BENCHMARKS.md).
-  const d = pairedDifference(distinctTurns);
+  // two server processes differ: what is judged is whether the blocks (each
+  // on its own pair of processes) show the default cache below the cache
+  // off (one-sided 95%), not which of two equal figures came out ahead this
+  // time (either, as often; BENCHMARKS.md).
+  const byBlock = pairedDifference(distinctStats.blocks);
+  const byTurn = pairedDifference(distinctStats.turns);
   targets.push({
     measure: distinct.label,
     figure: `${rps(distinct.result.requestsPerSec)} req/s, ${
       fmt(ratioOf(distinct))
     } of the bare route (cache off: ${
       fmt(ratioOf(distinctOff))
-    }); turn by turn against the cache off ${pct(d.mean)} ± ${
-      (d.se * 100).toFixed(1)
-    }% (standard error, ${d.n} turns), at most ${pct(d.highest)} (95%)`,
+    }); against the cache off, by block (pair of servers): ${
+      distinctStats.blocks.map((r) => pct(r - 1)).join(", ")
+    }, mean ${pct(byBlock.mean)}, at most ${
+      pct(byBlock.highest)
+    } (95%); by turn ${pct(byTurn.mean)} ± ${
+      (byTurn.se * 100).toFixed(1)
+    }% (standard error, ${byTurn.n} turns)`,
     target:
-      "not below the cache-off figure (the turns do not show it below, 95%)",
-    met: d.highest >= 0,
+      "not below the cache-off figure (the blocks do not show it below, 95%)",
+    met: byBlock.highest >= 0,
   });
 }
 const tagSmall = byKey("tag-small");
@@ -665,15 +663,16 @@ const lines = [
   "p50 is the median of the turns', p99 the worst. The ids of the distinct-id rows are random among all 20,000, " +
   "the few of hidden events (about 2%) answer 404, counted as non-2xx. " +
   "Rows compared with each other are measured as a pair, in the same turns (bare route, one, the other), " +
-  `${PAIR_SLICES} of them: their order alternates every turn${
+  `in ${PAIR_BLOCKS} blocks of ${PAIR_BLOCK_TURNS} turns, each block after the first on two fresh servers ` +
+  `(${WARMUP} s warm-up each): their order alternates every turn${
     PLACED
       ? ", and the CPU their servers' main threads are held to every second turn (the bare route is left to the scheduler)"
       : ""
   }. ` +
-  "The tag listing at both sizes runs on two fresh servers. The two distinct-id rows run " +
-  "on two servers over copies of one file: the cache off " +
-  "on a server of its own, the default cache on the server the 404, the cache hit and the writes then run " +
-  "on (both have done the same before these rows: the crawl below, and nothing else), whose RSS is read " +
+  "The tag listing at both sizes runs on fresh servers. The two distinct-id rows run " +
+  "on servers over copies of one file: the cache off " +
+  "on servers of its own; the default cache's first block on the server the 404, the cache hit and the writes then run " +
+  "on (the first block's two servers have done the same before: the crawl below, and nothing else), whose RSS is read " +
   "after them all. " +
   "Before each distinct-id row, a crawl asks for every event once, in order (a first read makes the " +
   "answer and keeps it, lib/events/bodies.ts); the distinct-id rows then measure reads of events read " +

@@ -1,0 +1,62 @@
+/**
+ * The statistics of `deno task bench` (tests/bench/measures.ts): how two
+ * rows measured in the same turns compare, and how sure that is.
+ */
+
+/** `x` (a fraction) as a signed percentage. */
+export const pct = (x: number) =>
+  `${x >= 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)}%`;
+
+/**
+ * One-sided 95% points of Student's t for 1 to 30 degrees of freedom (then
+ * the normal distribution's 1.645).
+ */
+const T95 = [
+  6.314,
+  2.92,
+  2.353,
+  2.132,
+  2.015,
+  1.943,
+  1.895,
+  1.86,
+  1.833,
+  1.812,
+  1.796,
+  1.782,
+  1.771,
+  1.761,
+  1.753,
+  1.746,
+  1.74,
+  1.734,
+  1.729,
+  1.725,
+  1.721,
+  1.717,
+  1.714,
+  1.711,
+  1.708,
+  1.706,
+  1.703,
+  1.701,
+  1.699,
+  1.697,
+];
+
+/**
+ * The mean of the turns' differences (ratio − 1), its standard error, and
+ * the highest mean difference the turns allow (one-sided 95%): below zero,
+ * the turns show the second row below the first, beyond how much they vary.
+ */
+export function pairedDifference(ratios: number[]) {
+  const n = ratios.length;
+  const diffs = ratios.map((r) => r - 1);
+  const mean = diffs.reduce((x, y) => x + y, 0) / n;
+  const variance = n > 1
+    ? diffs.reduce((x, d) => x + (d - mean) ** 2, 0) / (n - 1)
+    : Number.POSITIVE_INFINITY;
+  const se = Math.sqrt(variance / n);
+  const t = T95[n - 2] ?? 1.645;
+  return { n, mean, se, highest: mean + t * se };
+}
