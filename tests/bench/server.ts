@@ -216,10 +216,12 @@ export function sampleRss(pid: number, everyMs = 200) {
 }
 
 /**
- * Pins the main thread of process `pid` to CPU `cpu`, or lets it run on any
- * CPU again (null): the thread that runs the JavaScript and, on Deno, the
- * server's I/O; its other threads (the garbage collector's helpers) stay
- * free. False when `taskset` is missing or refused.
+ * Pins the main thread of process `pid` to CPU `cpu`, or lets every thread
+ * of it run on any CPU again (null): the thread that runs the JavaScript
+ * and, on Deno, the server's I/O and SQLite; its other threads (the garbage
+ * collector's helpers) stay free, but threads it starts while pinned
+ * inherit the pin, hence every thread on release. False when `taskset` is
+ * missing or refused.
  */
 export async function pinMainThread(
   pid: number,
@@ -231,7 +233,7 @@ export async function pinMainThread(
   try {
     // Without -a, taskset sets the thread whose id is `pid`: the main one.
     const out = await new Deno.Command("taskset", {
-      args: ["-pc", cpus, String(pid)],
+      args: [...(cpu === null ? ["-a"] : []), "-pc", cpus, String(pid)],
       stdout: "null",
       stderr: "null",
     }).output();

@@ -45,18 +45,37 @@ const T95 = [
 ];
 
 /**
- * The mean of the turns' differences (ratio − 1), its standard error, and
- * the highest mean difference the turns allow (one-sided 95%): below zero,
- * the turns show the second row below the first, beyond how much they vary.
+ * How far a second row is from a first, over `ratios` (second / first, one
+ * per turn or block), on the log scale, so that a dip of either row weighs
+ * alike (a mean of raw ratios lifts the second row more for a dip of the
+ * first than it lowers it for a dip of its own): the geometric mean ratio's
+ * difference from 1 (`mean`), its standard error in log units (`se`, about a
+ * fraction), the highest difference the ratios allow (one-sided 95%, Student's
+ * t: below zero, they show the second row below the first beyond how much
+ * they vary), and the smallest cost they could show (`detectable`: a mean
+ * difference below it is shown, one above it is not).
  */
 export function pairedDifference(ratios: number[]) {
   const n = ratios.length;
-  const diffs = ratios.map((r) => r - 1);
-  const mean = diffs.reduce((x, y) => x + y, 0) / n;
+  const logs = ratios.map((r) => Math.log(r));
+  const mean = logs.reduce((x, y) => x + y, 0) / n;
   const variance = n > 1
-    ? diffs.reduce((x, d) => x + (d - mean) ** 2, 0) / (n - 1)
+    ? logs.reduce((x, d) => x + (d - mean) ** 2, 0) / (n - 1)
     : Number.POSITIVE_INFINITY;
   const se = Math.sqrt(variance / n);
   const t = T95[n - 2] ?? 1.645;
-  return { n, mean, se, highest: mean + t * se };
+  return {
+    n,
+    mean: Math.exp(mean) - 1,
+    se,
+    highest: Math.exp(mean + t * se) - 1,
+    detectable: Math.exp(-t * se) - 1,
+  };
+}
+
+/** The geometric mean of `ratios`: a block's ratio from its turns'. */
+export function geometricMean(ratios: number[]): number {
+  return Math.exp(
+    ratios.reduce((x, r) => x + Math.log(r), 0) / ratios.length,
+  );
 }
