@@ -15,7 +15,7 @@
  */
 import { join } from "node:path";
 import { createDatabase, seedEvents } from "./seed.ts";
-import { ROOT, type ServerProcess, startServer } from "./server.ts";
+import { pinProcess, ROOT, type ServerProcess, startServer } from "./server.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
 const TURNS = Number(Deno.args[0] ?? 6);
@@ -30,20 +30,6 @@ function cpuTicks(pid: number): number {
   // Fields after the command name, which is in parentheses.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return Number(fields[11]) + Number(fields[12]);
-}
-
-/** Pins every thread of `pid` to `cpu`; false when taskset is missing. */
-async function pin(pid: number, cpu: number): Promise<boolean> {
-  try {
-    const out = await new Deno.Command("taskset", {
-      args: ["-apc", String(cpu), String(pid)],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -81,7 +67,7 @@ try {
   });
   servers.push(off);
   const pinned = navigator.hardwareConcurrency >= 2 &&
-    await pin(on.pid, 0) && await pin(off.pid, 1);
+    await pinProcess(on.pid, 0) && await pinProcess(off.pid, 1);
   log(
     pinned
       ? "servers pinned to CPU 0 and 1, swapped each turn"
@@ -109,8 +95,8 @@ try {
     // Each server on either CPU in turn: one CPU may serve more of the
     // machine's interrupts, or run wrk more often.
     if (pinned) {
-      await pin(on.pid, (turn + 1) % 2);
-      await pin(off.pid, turn % 2);
+      await pinProcess(on.pid, (turn + 1) % 2);
+      await pinProcess(off.pid, turn % 2);
     }
     const before = [cpuTicks(on.pid), cpuTicks(off.pid)];
     const [a, b]: WrkResult[] = await Promise.all(

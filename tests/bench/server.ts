@@ -215,6 +215,20 @@ export function sampleRss(pid: number, everyMs = 200) {
   };
 }
 
+/** Runs `taskset` with `args`; false when it is missing or refused. */
+async function taskset(args: string[]): Promise<boolean> {
+  try {
+    const out = await new Deno.Command("taskset", {
+      args,
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Pins the main thread of process `pid` to CPU `cpu`, or lets every thread
  * of it run on any CPU again (null): the thread that runs the JavaScript
@@ -223,24 +237,24 @@ export function sampleRss(pid: number, everyMs = 200) {
  * inherit the pin, hence every thread on release. False when `taskset` is
  * missing or refused.
  */
-export async function pinMainThread(
+export function pinMainThread(
   pid: number,
   cpu: number | null,
 ): Promise<boolean> {
-  const cpus = cpu === null
-    ? `0-${Math.max(0, navigator.hardwareConcurrency - 1)}`
-    : String(cpu);
-  try {
-    // Without -a, taskset sets the thread whose id is `pid`: the main one.
-    const out = await new Deno.Command("taskset", {
-      args: [...(cpu === null ? ["-a"] : []), "-pc", cpus, String(pid)],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
+  // Without -a, taskset sets the thread whose id is `pid`: the main one.
+  return cpu === null
+    ? taskset([
+      "-a",
+      "-pc",
+      `0-${Math.max(0, navigator.hardwareConcurrency - 1)}`,
+      String(pid),
+    ])
+    : taskset(["-pc", String(cpu), String(pid)]);
+}
+
+/** Pins every thread of process `pid` to CPU `cpu`; false when taskset is missing. */
+export function pinProcess(pid: number, cpu: number): Promise<boolean> {
+  return taskset(["-apc", String(cpu), String(pid)]);
 }
 
 /** A bare Hono app with one JSON route, in a process of its own. */
