@@ -29,11 +29,13 @@ Deno.test("pairedDifference: a steady cost is shown, a noisy one may not be", ()
   assert.ok(pairedDifference([0.87, 0.88, 0.89]).highest < 0);
   // At parity, blocks either side: not shown below.
   assert.ok(pairedDifference([0.96, 1.09, 0.97]).highest >= 0);
-  // Three blocks all below but spread wide are not shown below either: the
-  // verdict says no more than `detectable` does.
+  // Three blocks all 5% or more below, but spread wide, are not shown below
+  // either: the verdict is coarse (BENCHMARKS.md says how coarse), and the
+  // smallest cost it could show is beyond this mean.
   const wide = pairedDifference([0.95, 0.95, 0.85]);
+  assert.ok(wide.mean < -0.05);
   assert.ok(wide.highest >= 0);
-  assert.ok(wide.mean < wide.detectable * 0.5);
+  assert.ok(wide.detectable < wide.mean);
 });
 
 Deno.test("pairedDifference: a dip weighs alike on either side", () => {
