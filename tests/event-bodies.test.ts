@@ -90,6 +90,45 @@ Deno.test("an anonymous read keeps its answer; the next one is answered with the
   apps.ctx.close();
 });
 
+Deno.test("on the embedded database a kept answer is read by its own lookup alone; without one the answer is assembled after it", async () => {
+  const apps = await pair();
+  const { token } = await userWithToken(apps.ctx, "user");
+  const event = await postEvent(apps.ctx, token);
+  // deno-lint-ignore no-explicit-any -- reaching the libSQL client under Drizzle to see its statements
+  const client = (apps.ctx.database.db as any).$client;
+  const batch = client.batch.bind(client);
+  let seen: string[] = [];
+  client.batch = (stmts: { sql: string }[], ...rest: unknown[]) => {
+    seen.push(...stmts.map((s) => s.sql));
+    return batch(stmts, ...rest);
+  };
+  const reads = async (id: number) => {
+    seen = [];
+    const res = await call(apps.ctx, "GET", `/api/events/${id}`);
+    await res.body?.cancel();
+    // The body's fill, stored after the answer, is not the read's.
+    return {
+      status: res.status,
+      sql: seen.filter((s) => !/^\s*insert or replace/i.test(s)),
+    };
+  };
+  const assembles = (text: string) => /json_object\(/.test(text);
+  const first = await reads(event.id);
+  assert.equal(first.status, 200);
+  assert.equal(first.sql.length, 2);
+  assert.ok(!assembles(first.sql[0]), "the kept body's lookup first");
+  assert.ok(assembles(first.sql[1]), "then the assembly, as there was none");
+  await apps.ctx.eventBodies!.flush();
+  const second = await reads(event.id);
+  assert.equal(second.status, 200);
+  assert.equal(second.sql.length, 1);
+  assert.ok(!assembles(second.sql[0]));
+  const unknown = await reads(999_999);
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.sql.length, 2);
+  apps.ctx.close();
+});
+
 Deno.test("a signed-in reader never gets the kept answer; hidden events keep none and answer 404", async () => {
   const apps = await pair();
   const owner = await userWithToken(apps.ctx, "user");

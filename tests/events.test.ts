@@ -1071,6 +1071,9 @@ Deno.test("listing queries use indexes and a bounded number of queries", async (
     { token, json: { title: "Weekly (special)" } },
   );
   assert.equal(patched.status, 200);
+  // Each read once first: an event's first anonymous read makes the body
+  // kept for it (lib/events/bodies.ts), which later reads look up alone.
+  for (const path of paths) await queriesFor(path);
   const small = [];
   for (const path of paths) small.push((await queriesFor(path)).calls);
   for (let i = 0; i < 30; i++) {

@@ -10,6 +10,7 @@ import {
 } from "../../../lib/events/search.ts";
 import { listUnconfirmedEvents } from "../../../lib/events/unconfirmed.ts";
 import {
+  keptEventBodyQuery,
   loadEventFull,
   publicEventQuery,
   publicEventSql,
@@ -297,6 +298,7 @@ export function eventReadRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
     return variant;
   };
   const json = { "Content-Type": "application/json" };
+  const embedded = deps.database.embedded;
 
   app.openapi(
     { ...getRoute, middleware: [optionalAuth(deps, scoped)] },
@@ -305,10 +307,17 @@ export function eventReadRoutes(app: OpenAPIHono<AppEnv>, deps: RouteDeps) {
       if (!bodies || c.get("auth")) return c.json(await full(c, id), 200);
       const settings = federation ? await settingsOf(c, db) : null;
       const variant = variantOf(settings);
-      const read = await runRead(
-        db,
-        publicEventQuery(db, id, unixNow(deps.clock), variant),
-      );
+      const now = unixNow(deps.clock);
+      // Embedded: the kept body's own lookup first (keptEventBodyQuery);
+      // remote: one round trip either way.
+      if (embedded) {
+        const kept = await runRead(
+          db,
+          keptEventBodyQuery(db, id, now, variant),
+        );
+        if (kept !== null) return c.body(kept, 200, json) as never;
+      }
+      const read = await runRead(db, publicEventQuery(db, id, now, variant));
       if (!read) throw notFound("Event");
       // The same bytes and headers as c.json's, kept or made now.
       if (read.body !== null) return c.body(read.body, 200, json) as never;
