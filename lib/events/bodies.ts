@@ -15,7 +15,10 @@
  * validUntilOf).
  */
 import { sql } from "drizzle-orm";
-import type { Database } from "../../db/client.ts";
+import type { BatchRead } from "../../db/batch.ts";
+import type { Database, Db } from "../../db/client.ts";
+import { eventBodies } from "../../db/schema.ts";
+import { prebuiltForEvent } from "./refs.ts";
 import type { Logger } from "../log.ts";
 import type { EventFull, EventRow, PlaceRow } from "./serialize.ts";
 import { serializeEventFull } from "./serialize.ts";
@@ -244,4 +247,44 @@ export function bodyVariant(
       JSON.stringify(form)
     }`,
   );
+}
+
+/**
+ * The body kept for the anonymous reader of event `id` under `variant`, if
+ * still valid at `now` (lib/events/bodies.ts), or null: the first half of
+ * publicEventQuery (lib/events/load.ts) alone. On the embedded database, where a statement costs
+ * microseconds rather than a round trip, looking this up first and running
+ * publicEventQuery only without one is cheaper: the assembly compiled into
+ * that statement costs about 2 µs a run even when a body is found (measured
+ * in BENCHMARKS.md's issue 33 section).
+ */
+export function keptEventBodyQuery(
+  db: Db,
+  id: number,
+  now: number,
+  variant: string,
+): BatchRead<string | null> {
+  const statements = prebuiltForEvent(
+    db,
+    "eventKeptBody",
+    id,
+    (ref, value) => [
+      db.select({ body: eventBodies.body }).from(eventBodies).where(
+        sql`${eventBodies.eventId} = ${ref} and ${eventBodies.variant} = ${
+          value("variant")
+        }
+          and coalesce(${eventBodies.validUntil}, ${value("now")}) >= ${
+          value("now")
+        }`,
+      ),
+    ],
+    { now, variant },
+  );
+  return {
+    statements,
+    read(results) {
+      const [row] = results[0] as { body: string }[];
+      return row?.body ?? null;
+    },
+  };
 }

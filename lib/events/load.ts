@@ -558,46 +558,6 @@ export function publicEventQuery(
 }
 
 /**
- * The body kept for the anonymous reader of event `id` under `variant`, if
- * still valid at `now` (lib/events/bodies.ts), or null: the first half of
- * publicEventQuery alone. On the embedded database, where a statement costs
- * microseconds rather than a round trip, looking this up first and running
- * publicEventQuery only without one is cheaper: the assembly compiled into
- * that statement costs about 2 µs a run even when a body is found (measured
- * in BENCHMARKS.md's issue 33 section).
- */
-export function keptEventBodyQuery(
-  db: Db,
-  id: number,
-  now: number,
-  variant: string,
-): BatchRead<string | null> {
-  const statements = prebuiltForEvent(
-    db,
-    "eventKeptBody",
-    id,
-    (ref, value) => [
-      db.select({ body: eventBodies.body }).from(eventBodies).where(
-        sql`${eventBodies.eventId} = ${ref} and ${eventBodies.variant} = ${
-          value("variant")
-        }
-          and coalesce(${eventBodies.validUntil}, ${value("now")}) >= ${
-          value("now")
-        }`,
-      ),
-    ],
-    { now, variant },
-  );
-  return {
-    statements,
-    read(results) {
-      const [row] = results[0] as { body: string }[];
-      return row?.body ?? null;
-    },
-  };
-}
-
-/**
  * The full form of an event as `viewer` may see it, or null when it does not
  * exist or is hidden from the viewer. One round trip.
  */

@@ -10,12 +10,15 @@ import {
 } from "../../../lib/events/search.ts";
 import { listUnconfirmedEvents } from "../../../lib/events/unconfirmed.ts";
 import {
-  keptEventBodyQuery,
   loadEventFull,
   publicEventQuery,
   publicEventSql,
 } from "../../../lib/events/load.ts";
-import { bodyVariant, validUntilOf } from "../../../lib/events/bodies.ts";
+import {
+  bodyVariant,
+  keptEventBodyQuery,
+  validUntilOf,
+} from "../../../lib/events/bodies.ts";
 import { runRead } from "../../../db/batch.ts";
 import { type Settings, settingsReadOf } from "../../../lib/settings.ts";
 import type { EventRow, PlaceRow } from "../../../lib/events/serialize.ts";
