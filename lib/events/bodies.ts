@@ -14,7 +14,7 @@
  * code: bodyVariant) and `valid_until` (the dates of a series pass:
  * validUntilOf).
  */
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { BatchRead } from "../../db/batch.ts";
 import type { Database, Db } from "../../db/client.ts";
 import { eventBodies } from "../../db/schema.ts";
@@ -250,8 +250,22 @@ export function bodyVariant(
 }
 
 /**
+ * The condition that picks the body kept for event `ref` under `variant`,
+ * still valid at `now`: shared by keptEventBodyQuery and publicEventQuery's
+ * statement (lib/events/load.ts), which must never disagree on it.
+ */
+export function keptBodyMatch(
+  ref: unknown,
+  variant: unknown,
+  now: unknown,
+): SQL {
+  return sql`${eventBodies.eventId} = ${ref} and ${eventBodies.variant} = ${variant}
+      and coalesce(${eventBodies.validUntil}, ${now}) >= ${now}`;
+}
+
+/**
  * The body kept for the anonymous reader of event `id` under `variant`, if
- * still valid at `now` (lib/events/bodies.ts), or null: the first half of
+ * still valid at `now`, or null: the first half of
  * publicEventQuery (lib/events/load.ts) alone. On the embedded database, where a statement costs
  * microseconds rather than a round trip, looking this up first and running
  * publicEventQuery only without one is cheaper: the assembly compiled into
@@ -270,12 +284,7 @@ export function keptEventBodyQuery(
     id,
     (ref, value) => [
       db.select({ body: eventBodies.body }).from(eventBodies).where(
-        sql`${eventBodies.eventId} = ${ref} and ${eventBodies.variant} = ${
-          value("variant")
-        }
-          and coalesce(${eventBodies.validUntil}, ${value("now")}) >= ${
-          value("now")
-        }`,
+        keptBodyMatch(ref, value("variant"), value("now")),
       ),
     ],
     { now, variant },

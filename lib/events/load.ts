@@ -17,6 +17,7 @@ import {
 import { type BatchRead, runRead } from "../../db/batch.ts";
 import type { Placeholder } from "../../db/prebuilt.ts";
 import { prebuiltForEvent } from "./refs.ts";
+import { keptBodyMatch } from "./bodies.ts";
 import { decodeRowObject, rowObject } from "../row-objects.ts";
 import type { UserRow } from "../users.ts";
 import { canSeeEvent, isModerator } from "./access.ts";
@@ -345,8 +346,7 @@ function eventFullStatement(
     >`case when ${eventBodies.body} is null then (select ${eventBodyState.generation} from ${eventBodyState}) end`,
   }).from(sql`(select 1)`).leftJoin(
     eventBodies,
-    sql`${eventBodies.eventId} = ${ref} and ${eventBodies.variant} = ${bodyVariant}
-      and coalesce(${eventBodies.validUntil}, ${now}) >= ${now}`,
+    keptBodyMatch(ref, bodyVariant, now),
   );
 }
 
