@@ -15,7 +15,13 @@
  */
 import { join } from "node:path";
 import { createDatabase, seedEvents } from "./seed.ts";
-import { pinProcess, ROOT, type ServerProcess, startServer } from "./server.ts";
+import {
+  cpuTicks,
+  pinProcess,
+  ROOT,
+  type ServerProcess,
+  startServer,
+} from "./server.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
 const TURNS = Number(Deno.args[0] ?? 6);
@@ -24,13 +30,8 @@ const EVENTS = 20_000;
 const CONNECTIONS = 32;
 const log = (line: string) => console.error(line);
 
-/** Server CPU (user + system) in clock ticks, all threads. */
-function cpuTicks(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  // Fields after the command name, which is in parentheses.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
+/** A server's CPU so far (NaN once it is gone: the turn's figure shows it). */
+const ticks = (pid: number) => cpuTicks(pid) ?? Number.NaN;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
@@ -98,11 +99,11 @@ try {
       await pinProcess(on.pid, (turn + 1) % 2);
       await pinProcess(off.pid, turn % 2);
     }
-    const before = [cpuTicks(on.pid), cpuTicks(off.pid)];
+    const before = [ticks(on.pid), ticks(off.pid)];
     const [a, b]: WrkResult[] = await Promise.all(
       [on, off].map((s) => load(s, distinct, [String(seed.events)])),
     );
-    const after = [cpuTicks(on.pid), cpuTicks(off.pid)];
+    const after = [ticks(on.pid), ticks(off.pid)];
     // Clock ticks are 10 ms: µs per request = ticks * 10,000 / requests.
     const perRequest = (i: number, r: WrkResult) =>
       (after[i] - before[i]) * 10_000 / r.requests;

@@ -145,8 +145,8 @@ export function readRss(pid: number): RssReading | null {
   }
 }
 
-/** CPU time (user + system) of a process so far, in clock ticks. */
-function cpuTicks(pid: number): number | null {
+/** CPU time (user + system) of a process so far, in clock ticks (all threads); null once it is gone. */
+export function cpuTicks(pid: number): number | null {
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
     // Fields after the command name (which may contain spaces), from field 3.

@@ -1,15 +1,19 @@
 /**
- * The working tree against another revision, side by side: the server CPU
+ * One revision against another, side by side: the server CPU
  * per request of `GET /api/events/{id}` over distinct ids (the bench's
  * distinct-id row), both servers loaded at the same moments. A change to
  * the read path is a few percent at most, where runs of one server after
  * another swing by more (BENCHMARKS.md, issue 33); this is how such a change
  * is shown.
  *
- *   deno task bench:versus <revision> [PAIRS=3] [TURNS=6] [SECONDS=5]
+ *   deno task bench:versus <base> [HEAD=HEAD] [PAIRS=3] [TURNS=6] [SECONDS=5]
  *
- * The revision is checked out into a temporary git worktree (sharing this
- * tree's node_modules) and started by its own tests/bench/server.ts. One file
+ * Each revision is checked out into a temporary git worktree (sharing this
+ * tree's node_modules) and started by its own tests/bench/server.ts: both,
+ * since a server started from this tree's files spent 2–14% less CPU per read
+ * than the same code from a worktree (pairs of fresh processes on 2026-11-27,
+ * cause unknown; two servers from one tree: −0.5%). So commit what you
+ * compare. One file
  * of 20,000 events is seeded, and each side crawls its own copy until every
  * visible event's answer is kept (lib/events/bodies.ts: a body made by one
  * revision may not be the other's). Then PAIRS pairs of fresh servers over
@@ -22,10 +26,11 @@
 import { join } from "node:path";
 import { createDatabase, seedEvents } from "./seed.ts";
 import {
+  cpuTicks,
   pinProcess,
   ROOT,
   type ServerProcess,
-  startServer as startThis,
+  type startServer,
 } from "./server.ts";
 import { geometricMean, pairedDifference, pct } from "./stats.ts";
 import { ensureWrk, runWrk } from "./wrk.ts";
@@ -33,13 +38,14 @@ import { ensureWrk, runWrk } from "./wrk.ts";
 const REVISION = Deno.args[0];
 if (!REVISION) {
   console.error(
-    "usage: deno task bench:versus <revision> [PAIRS] [TURNS] [SECONDS]",
+    "usage: deno task bench:versus <base> [HEAD] [PAIRS] [TURNS] [SECONDS]",
   );
   Deno.exit(2);
 }
-const PAIRS = Number(Deno.args[1] ?? 3);
-const TURNS = Number(Deno.args[2] ?? 6);
-const SECONDS = Number(Deno.args[3] ?? 5);
+const HEAD = Deno.args[1] ?? "HEAD";
+const PAIRS = Number(Deno.args[2] ?? 3);
+const TURNS = Number(Deno.args[3] ?? 6);
+const SECONDS = Number(Deno.args[4] ?? 5);
 const EVENTS = 20_000;
 const CONNECTIONS = 32;
 const EXTRA = Object.fromEntries(
@@ -62,23 +68,25 @@ async function git(...args: string[]): Promise<void> {
   }
 }
 
-/** Server CPU (user + system) in clock ticks, all threads. */
-function cpuTicks(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
+/** A server's CPU so far (NaN once it is gone: the turn's figure shows it). */
+const ticks = (pid: number) => cpuTicks(pid) ?? Number.NaN;
 
-type Start = typeof startThis;
+type Start = typeof startServer;
 const wrk = await ensureWrk(log);
 const dir = await Deno.makeTempDir({ prefix: "quando-versus-" });
-const tree = join(dir, "tree");
+const trees: string[] = [];
 const running: ServerProcess[] = [];
-try {
-  await git("worktree", "add", "--detach", tree, REVISION);
+/** A server starter of `revision`, from a worktree of its own. */
+async function checkout(revision: string, name: string): Promise<Start> {
+  const tree = join(dir, name);
+  await git("worktree", "add", "--detach", tree, revision);
+  trees.push(tree);
   await Deno.symlink(join(ROOT, "node_modules"), join(tree, "node_modules"));
-  const startThat = (await import(join(tree, "tests/bench/server.ts")))
-    .startServer as Start;
+  return (await import(join(tree, "tests/bench/server.ts"))).startServer;
+}
+try {
+  const startThis = await checkout(HEAD, "head");
+  const startThat = await checkout(REVISION, "base");
   // One base URL for every server: it is part of a kept body's variant.
   const env = (file: string) => ({
     LOG_LEVEL: "warning",
@@ -105,7 +113,7 @@ try {
       ],
     });
   const sides = [
-    { name: "this", start: startThis, file: "this.db" },
+    { name: HEAD, start: startThis, file: "this.db" },
     { name: REVISION, start: startThat, file: "that.db" },
   ];
   for (const side of sides) {
@@ -128,23 +136,23 @@ try {
       started[side.name] = await side.start(env(`run-${side.file}`));
       running.push(started[side.name]);
     }
-    const [mine, theirs] = [started.this, started[REVISION]];
+    const [mine, theirs] = [started[HEAD], started[REVISION]];
     await Promise.all([mine, theirs].map((s) => load(s, distinct, 3)));
     const ratios: number[] = [];
     for (let turn = 0; turn < TURNS; turn++) {
       await pinProcess(mine.pid, (turn + pair) % 2);
       await pinProcess(theirs.pid, (turn + pair + 1) % 2);
-      const before = [cpuTicks(mine.pid), cpuTicks(theirs.pid)];
+      const before = [ticks(mine.pid), ticks(theirs.pid)];
       const [a, b] = await Promise.all(
         [mine, theirs].map((s) => load(s, distinct, SECONDS)),
       );
-      const after = [cpuTicks(mine.pid), cpuTicks(theirs.pid)];
+      const after = [ticks(mine.pid), ticks(theirs.pid)];
       // Clock ticks are 10 ms: µs per request = ticks * 10,000 / requests.
       const ours = (after[0] - before[0]) * 10_000 / a.requests;
       const other = (after[1] - before[1]) * 10_000 / b.requests;
       ratios.push(ours / other);
       console.log(
-        `pair ${pair + 1}, turn ${turn + 1}: this ${
+        `pair ${pair + 1}, turn ${turn + 1}: ${HEAD} ${
           Math.round(a.requestsPerSec)
         } req/s, ${ours.toFixed(1)} µs a request | ${REVISION} ${
           Math.round(b.requestsPerSec)
@@ -153,7 +161,7 @@ try {
     }
     pairs.push(geometricMean(ratios));
     console.log(
-      `pair ${pair + 1}: this against ${REVISION}, CPU per request ${
+      `pair ${pair + 1}: ${HEAD} against ${REVISION}, CPU per request ${
         pct(pairs[pair] - 1)
       }`,
     );
@@ -161,7 +169,7 @@ try {
   }
   const over = pairedDifference(pairs);
   console.log(
-    `this against ${REVISION}, server CPU per distinct-id read: ${
+    `${HEAD} against ${REVISION}, server CPU per distinct-id read: ${
       pairs.map((r) => pct(r - 1)).join(", ")
     }; geometric mean ${pct(over.mean)}, at most ${
       pct(over.highest)
@@ -169,6 +177,8 @@ try {
   );
 } finally {
   for (const server of running) await server.stop();
-  await git("worktree", "remove", "--force", tree).catch(() => {});
+  for (const tree of trees) {
+    await git("worktree", "remove", "--force", tree).catch(() => {});
+  }
   await Deno.remove(dir, { recursive: true });
 }
