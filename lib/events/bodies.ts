@@ -265,12 +265,12 @@ export function keptBodyMatch(
 
 /**
  * The body kept for the anonymous reader of event `id` under `variant`, if
- * still valid at `now`, or null: the first half of
- * publicEventQuery (lib/events/load.ts) alone. On the embedded database, where a statement costs
- * microseconds rather than a round trip, looking this up first and running
- * publicEventQuery only without one is cheaper: the assembly compiled into
- * that statement costs about 2 µs a run even when a body is found (measured
- * in BENCHMARKS.md's issue 33 section).
+ * still valid at `now`, or null: the first half of publicEventQuery
+ * (lib/events/load.ts) alone. On the embedded database, where a statement
+ * costs microseconds rather than a round trip, looking this up first and
+ * running publicEventQuery only without one is cheaper: the assembly compiled
+ * into that statement costs about 2 µs a run even when a body is found
+ * (measured in BENCHMARKS.md's issue 33 section).
  */
 export function keptEventBodyQuery(
   db: Db,
