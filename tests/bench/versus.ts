@@ -14,9 +14,11 @@
  * than the same code from a worktree (pairs of fresh processes on 2026-11-27,
  * cause unknown; two servers from one tree: −0.5%). So commit what you
  * compare. One file
- * of 20,000 events is seeded, and each side crawls its own copy until every
- * visible event's answer is kept (lib/events/bodies.ts: a body made by one
- * revision may not be the other's). Then PAIRS pairs of fresh servers over
+ * of 20,000 events is seeded, and each side crawls its own copy (a body made
+ * by one revision may not be the other's, lib/events/bodies.ts) in three
+ * passes of 6 s: over 20,000 requests each here, so every visible event's
+ * answer is kept unless the machine is far slower (not checked, unlike
+ * `deno task bench`). Then PAIRS pairs of fresh servers over
  * copies of those files, each pair warmed up and measured for TURNS turns of
  * SECONDS, both main threads held to one CPU each and swapped every turn.
  * Prints each turn, each pair's geometric mean of the turns' ratios, and
