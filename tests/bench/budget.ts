@@ -167,7 +167,7 @@ console.log(
       fmt(idle.heapTotal)
     }) MB | ${fmt(loaded.heapUsed)} (${
       fmt(loaded.heapTotal)
-    }) MB | --max-old-space-size=128, --max-semi-space-size=2 |`,
+    }) MB | --max-old-space-size=128, --max-semi-space-size=4 |`,
     `| V8 external (buffers) | ${fmt(idle.external)} MB | ${
       fmt(loaded.external)
     } MB | |`,

@@ -273,7 +273,9 @@ export async function startBare(): Promise<
       "eval",
       "--config",
       join(ROOT, "deno.json"),
-      "--v8-flags=--max-old-space-size=128,--max-semi-space-size=2",
+      // The server's V8 flags (its heap limits), so that the ratios compare
+      // like with like.
+      ...(await startTaskArgs()).filter((arg) => arg.startsWith("--v8-flags=")),
       code,
     ],
     stdout: "null",
