@@ -19,6 +19,9 @@ const env = {
   ADMIN_EMAIL: ADMIN.email,
   ADMIN_PASSWORD: ADMIN.password,
   ALLOW_PRIVATE_ADDRESSES: "true",
+  // Failed deliveries and their retries in the servers' logs, for a failure's
+  // message.
+  LOG_LEVEL: "info",
 };
 
 const future = () => Math.floor(Date.now() / 1000) + 7 * 86_400;
@@ -61,7 +64,7 @@ Deno.test({
       const objectId = `${server.base}/federation/m/${created.body.id}`;
       // Let the first attempt fail, then restart the server.
       await new Promise((r) => setTimeout(r, 1500));
-      await server.stop();
+      const firstLog = await server.stop();
       server = await startServerProcess(dir, env, port);
 
       // The peer comes back: the Create arrives, once.
@@ -69,11 +72,21 @@ Deno.test({
       const isOurCreate = (a: Record<string, unknown>) =>
         a.type === "Create" &&
         (a.object as { id?: string } | undefined)?.id === objectId;
-      await eventually(
-        "the Create after the restart",
-        () => peer.received.some(isOurCreate) || undefined,
-        60_000,
-      );
+      try {
+        await eventually(
+          "the Create after the restart",
+          () => peer.received.some(isOurCreate) || undefined,
+          60_000,
+        );
+      } catch (error) {
+        // Rare under a loaded machine (once in many full runs): what both
+        // servers logged and what the peer got say where the delivery stuck.
+        const types = peer.received.map((a) => a.type).join(", ");
+        throw new Error(
+          `${error}\npeer received: ${types}\nfirst server:\n${firstLog}\n` +
+            `second server:\n${await server.stop()}`,
+        );
+      }
       await new Promise((r) => setTimeout(r, 3000));
       assert.equal(peer.received.filter(isOurCreate).length, 1);
     } finally {
